@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+export type Role = 'all' | 'api' | 'worker';
+
+export type StorageConfig =
+  | { engine: 'sqlite'; path: string; url: string }
+  | { engine: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  storage: StorageConfig;
+  redisUrl: string | undefined;
+  role: Role;
+  adminToken: string | undefined;
+  publicUrl: string | undefined;
+  secret: string | undefined;
+  logLevel: string;
+  providerKeys: { openai?: string; anthropic?: string; google?: string };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const nonEmpty = z.string().trim().min(1);
+
+const envSchema = z.object({
+  PORT: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 0 to 65535')
+    .transform(Number)
+    .refine((port) => port <= 65535, 'must be a whole number from 0 to 65535')
+    .default(8080),
+  HOST: nonEmpty.default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine(
+      (url) => /^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url),
+      'must be sqlite:<path> or postgres://…',
+    )
+    .default('sqlite:./data/agent-runs.db'),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  AGENT_RUNS_ROLE: z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).default('all'),
+  AGENT_RUNS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  AGENT_RUNS_PUBLIC_URL: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+  AGENT_RUNS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OPENAI_API_KEY: nonEmpty.optional(),
+  ANTHROPIC_API_KEY: nonEmpty.optional(),
+  GOOGLE_GENERATIVE_AI_API_KEY: nonEmpty.optional(),
+});
+
+/** Environment → typed Config. The only reader of process.env; every bad value is named in one error. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const storage: StorageConfig = e.DATABASE_URL.startsWith('sqlite:')
+    ? { engine: 'sqlite', path: e.DATABASE_URL.slice('sqlite:'.length), url: e.DATABASE_URL }
+    : { engine: 'postgres', url: e.DATABASE_URL };
+  const providerKeys: Config['providerKeys'] = {};
+  if (e.OPENAI_API_KEY) providerKeys.openai = e.OPENAI_API_KEY;
+  if (e.ANTHROPIC_API_KEY) providerKeys.anthropic = e.ANTHROPIC_API_KEY;
+  if (e.GOOGLE_GENERATIVE_AI_API_KEY) providerKeys.google = e.GOOGLE_GENERATIVE_AI_API_KEY;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    storage,
+    redisUrl: e.REDIS_URL,
+    role: e.AGENT_RUNS_ROLE,
+    adminToken: e.AGENT_RUNS_ADMIN_TOKEN,
+    publicUrl: e.AGENT_RUNS_PUBLIC_URL,
+    secret: e.AGENT_RUNS_SECRET,
+    logLevel: e.LOG_LEVEL,
+    providerKeys,
+  };
+}
+
+/** Rules that depend on which process is starting, checked after parsing. */
+export function assertRoleRequirements(config: Config): void {
+  if (config.role !== 'all' && (!config.redisUrl || config.storage.engine !== 'postgres')) {
+    throw new ConfigError(
+      `invalid configuration:\n  AGENT_RUNS_ROLE=${config.role} needs REDIS_URL and a postgres:// DATABASE_URL (separate processes share state through them)`,
+    );
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Domain errors. Storage and the engine throw these; `http/` maps them onto
+ * status codes in one table. None of them knows about HTTP.
+ */
+export class DomainError extends Error {
+  readonly code: string;
+  readonly details: Readonly<Record<string, unknown>>;
+  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** A request body, query or parameter that breaks a rule of the API. */
+export class InvalidRequestError extends DomainError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('invalid_request', message, details);
+  }
+}
+
+export interface ModelCandidate {
+  id: string;
+  label: string;
+  source: string;
+}
+
+export class InvalidModelError extends DomainError {
+  constructor(message: string, candidates?: ModelCandidate[]) {
+    super('invalid_model', message, candidates ? { candidates } : {});
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('not_found', message, details);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('forbidden', message, details);
+  }
+}
+
+/** A write that collides with an existing row (duplicate slug, duplicate model pair). */
+export class ConflictError extends DomainError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('conflict', message, details);
+  }
+}

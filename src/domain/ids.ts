@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { ulid } from 'ulid';
+
+/** Prefixes of the service's own identifiers: they tell a reader which resource an id names. */
+export const ID_PREFIX = {
+  workspace: 'ws',
+  apiKey: 'key',
+  offering: 'off',
+  provider: 'prov',
+  agent: 'agt',
+  tool: 'tool',
+  user: 'usr',
+  oauthApp: 'app',
+  run: 'run',
+  session: 'ses',
+  feedback: 'fb',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIX[kind]}_${ulid().toLowerCase()}`;
+}
+
+const ID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
+const ID_PATTERNS = Object.fromEntries(
+  Object.entries(ID_PREFIX).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}_${ID_BODY}$`)]),
+) as Record<IdKind, RegExp>;
+
+export function isWellFormedId(kind: IdKind, value: string): boolean {
+  return ID_PATTERNS[kind].test(value);
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform random base62 string (rejection sampling keeps the distribution flat). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}

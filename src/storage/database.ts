@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import type { StorageConfig } from '../config.ts';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Engine = StorageConfig['engine'];
+
+export interface Storage {
+  readonly engine: Engine;
+  readonly db: Kysely<Database>;
+  /** PostgreSQL schema the tables live in, when not the connection's default. */
+  readonly pgSchema: string | undefined;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenStorageOptions {
+  /** PostgreSQL only: the schema to work in (tests give each suite its own). */
+  pgSchema?: string;
+}
+
+export function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Storage {
+  const db = config.engine === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options.pgSchema);
+  return {
+    engine: config.engine,
+    db,
+    pgSchema: config.engine === 'postgres' ? options.pgSchema : undefined,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openSqlite(path: string): Kysely<Database> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const connection = new SQLite(path);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+}
+
+function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Applies every pending migration; throws with the failing migration's name. */
+export async function migrateToLatest(storage: Storage): Promise<string[]> {
+  const migrator = new Migrator({
+    db: storage.db,
+    provider: migrationProvider,
+    ...(storage.pgSchema ? { migrationTableSchema: storage.pgSchema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`, { cause: error });
+  }
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

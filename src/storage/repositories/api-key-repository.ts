@@ -1,0 +1,92 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKey, ApiKeyUsage } from '../../domain/api-key.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Workspace } from '../../domain/workspace.ts';
+import { fromJson, nowIso, toJson } from '../json-column.ts';
+import type { ApiKeysTable, Database } from '../schema.ts';
+import { WorkspaceRepository } from './workspace-repository.ts';
+
+export interface NewApiKey {
+  workspaceId: string;
+  name: string;
+  usage: ApiKeyUsage;
+  agentIds: string[];
+  expiresAt: string | null;
+  keyHash: string;
+  keyPrefix: string;
+}
+
+export class ApiKeyRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async create(input: NewApiKey): Promise<ApiKey> {
+    const row: ApiKeysTable = {
+      id: newId('apiKey'),
+      workspace_id: input.workspaceId,
+      name: input.name,
+      key_hash: input.keyHash,
+      key_prefix: input.keyPrefix,
+      usage: input.usage,
+      agent_ids: toJson(input.agentIds),
+      created_at: nowIso(),
+      expires_at: input.expiresAt,
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await this.#db.insertInto('api_keys').values(row).execute();
+    return toApiKey(row);
+  }
+
+  /** The key with this hash and its workspace, revoked or not: the caller decides what a revoked key means. */
+  async findByHash(keyHash: string): Promise<{ apiKey: ApiKey; workspace: Workspace } | undefined> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    if (!row) return undefined;
+    const workspace = await new WorkspaceRepository(this.#db).findById(row.workspace_id);
+    return workspace && { apiKey: toApiKey(row), workspace };
+  }
+
+  async listByWorkspace(workspaceId: string): Promise<ApiKey[]> {
+    const rows = await this.#db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toApiKey);
+  }
+
+  /** Marks the key revoked; false when the workspace has no such key or it was already revoked. */
+  async revoke(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('api_keys')
+      .set({ revoked_at: nowIso() })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async touchLastUsed(id: string, at: string): Promise<void> {
+    await this.#db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}
+
+function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    keyPrefix: row.key_prefix,
+    usage: row.usage as ApiKeyUsage,
+    agentIds: fromJson<string[]>(row.agent_ids),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}

@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+import { AgentRepository } from './agent-repository.ts';
+import { ApiKeyRepository } from './api-key-repository.ts';
+import { OauthAppRepository } from './oauth-app-repository.ts';
+import { OfferingRepository } from './offering-repository.ts';
+import { RunEventRepository } from './run-event-repository.ts';
+import { RunRepository } from './run-repository.ts';
+import { UserRepository } from './user-repository.ts';
+import { WorkspaceProviderRepository } from './workspace-provider-repository.ts';
+import { WorkspaceRepository } from './workspace-repository.ts';
+import { WorkspaceToolRepository } from './workspace-tool-repository.ts';
+
+export interface Repositories {
+  workspaces: WorkspaceRepository;
+  apiKeys: ApiKeyRepository;
+  offerings: OfferingRepository;
+  workspaceProviders: WorkspaceProviderRepository;
+  agents: AgentRepository;
+  workspaceTools: WorkspaceToolRepository;
+  users: UserRepository;
+  oauthApps: OauthAppRepository;
+  runs: RunRepository;
+  runEvents: RunEventRepository;
+}
+
+export function createRepositories(db: Kysely<Database>): Repositories {
+  return {
+    workspaces: new WorkspaceRepository(db),
+    apiKeys: new ApiKeyRepository(db),
+    offerings: new OfferingRepository(db),
+    workspaceProviders: new WorkspaceProviderRepository(db),
+    agents: new AgentRepository(db),
+    workspaceTools: new WorkspaceToolRepository(db),
+    users: new UserRepository(db),
+    oauthApps: new OauthAppRepository(db),
+    runs: new RunRepository(db),
+    runEvents: new RunEventRepository(db),
+  };
+}

@@ -1,0 +1,92 @@
+import type { Kysely, Selectable } from 'kysely';
+import { ConflictError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Workspace, WorkspaceFeatures, WorkspaceRateLimits } from '../../domain/workspace.ts';
+import { fromJson, nowIso, toJson } from '../json-column.ts';
+import type { Database, WorkspacesTable } from '../schema.ts';
+import { isUniqueViolation } from '../unique-violation.ts';
+
+export interface NewWorkspace {
+  slug: string;
+  name: string;
+  features: WorkspaceFeatures;
+  rateLimits: WorkspaceRateLimits;
+}
+
+export type WorkspacePatch = Partial<Pick<Workspace, 'name' | 'features' | 'rateLimits'>>;
+
+export class WorkspaceRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async create(input: NewWorkspace): Promise<Workspace> {
+    const now = nowIso();
+    const row: WorkspacesTable = {
+      id: newId('workspace'),
+      slug: input.slug,
+      name: input.name,
+      features: toJson(input.features),
+      rate_limits: toJson(input.rateLimits),
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.#db.insertInto('workspaces').values(row).execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`workspace '${input.slug}' already exists`);
+      throw error;
+    }
+    return toWorkspace(row);
+  }
+
+  async findBySlug(slug: string): Promise<Workspace | undefined> {
+    const row = await this.#db.selectFrom('workspaces').selectAll().where('slug', '=', slug).executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async findById(id: string): Promise<Workspace | undefined> {
+    const row = await this.#db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toWorkspace(row);
+  }
+
+  async list(): Promise<Workspace[]> {
+    const rows = await this.#db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+    return rows.map(toWorkspace);
+  }
+
+  async count(): Promise<number> {
+    const { count } = await this.#db
+      .selectFrom('workspaces')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(count);
+  }
+
+  async update(id: string, patch: WorkspacePatch): Promise<Workspace | undefined> {
+    const changes: Partial<WorkspacesTable> = { updated_at: nowIso() };
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.features !== undefined) changes.features = toJson(patch.features);
+    if (patch.rateLimits !== undefined) changes.rate_limits = toJson(patch.rateLimits);
+    await this.#db.updateTable('workspaces').set(changes).where('id', '=', id).execute();
+    return this.findById(id);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = await this.#db.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
+
+function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    features: fromJson<WorkspaceFeatures>(row.features),
+    rateLimits: fromJson<WorkspaceRateLimits>(row.rate_limits),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,152 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row shapes as stored. JSON columns are text (one query codebase for SQLite
+ * and PostgreSQL); booleans are integers 0/1; timestamps are ISO 8601 text.
+ */
+export interface WorkspacesTable {
+  id: string;
+  slug: string;
+  name: string;
+  features: string;
+  rate_limits: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  usage: string;
+  agent_ids: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface OfferingsTable {
+  id: string;
+  provider: string;
+  api: string;
+  base_url: string | null;
+  api_key_enc: string | null;
+  vendor_model_id: string;
+  label: string;
+  context_window_tokens: number;
+  pricing: string | null;
+  is_default: number;
+  created_at: string;
+}
+
+export interface WorkspaceProvidersTable {
+  id: string;
+  workspace_id: string;
+  provider: string;
+  api: string;
+  base_url: string | null;
+  api_key_enc: string | null;
+  default_model: string;
+  is_default: number;
+  created_at: string;
+}
+
+export interface ProviderModelsTable {
+  provider_id: string;
+  workspace_id: string;
+  provider: string;
+  vendor_model_id: string;
+  label: string;
+  context_window_tokens: number;
+  pricing: string | null;
+  position: number;
+}
+
+export interface AgentsTable {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  system_prompt: string;
+  model_id: string | null;
+  use_workspace_default_model: number;
+  reasoning_level: string | null;
+  tools: string;
+  is_system: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkspaceToolsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  parameters: string;
+  http: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  password_hash: string;
+  name: string | null;
+  created_at: string;
+}
+
+export interface OauthAppsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  client_secret_hash: string;
+  redirect_uris: string;
+  created_at: string;
+}
+
+export interface RunsTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string | null;
+  session_id: string | null;
+  api_key_id: string | null;
+  status: string;
+  spec: string;
+  metadata: string;
+  final_text: string | null;
+  error: string | null;
+  failure_reason: string | null;
+  tokens: string | null;
+  turns: number | null;
+  model: string | null;
+  last_seq: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+}
+
+export interface RunEventsTable {
+  run_id: string;
+  seq: number;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  offerings: OfferingsTable;
+  workspace_providers: WorkspaceProvidersTable;
+  provider_models: ProviderModelsTable;
+  agents: AgentsTable;
+  workspace_tools: WorkspaceToolsTable;
+  users: UsersTable;
+  oauth_apps: OauthAppsTable;
+  runs: RunsTable;
+  run_events: RunEventsTable;
+}

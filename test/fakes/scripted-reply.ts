@@ -1,0 +1,261 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Why a scripted turn ended, in provider-neutral form; each fake maps it to its own wire value. */
+export type NeutralFinishReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'refusal';
+
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** `inputTokens` includes `cachedTokens`; `outputTokens` includes `reasoningTokens` (OpenAI's convention). */
+export interface ScriptedUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** A successful model turn. Streamed as SSE when the request asks for streaming, else one JSON body. */
+export interface ScriptedTurn {
+  type?: 'turn';
+  thinking?: string[];
+  /** Anthropic only: the signature sent after the thinking deltas (defaults to a fixed fake value). */
+  thinkingSignature?: string;
+  text?: string[];
+  toolCalls?: ScriptedToolCall[];
+  /** Defaults to 'tool_use' when there are tool calls, else 'end_turn'. */
+  finishReason?: NeutralFinishReason;
+  /** Defaults to a rough estimate (4 characters a token). */
+  usage?: ScriptedUsage;
+  /** Delay between sending the response headers and the first SSE event. */
+  firstChunkDelayMs?: number;
+  /** Delay between consecutive SSE events. */
+  chunkIntervalMs?: number;
+  /** Destroy the socket after this many SSE events (the client sees a dropped connection). */
+  dropAfterChunks?: number;
+  /** Stop writing after this many SSE events but keep the connection open (a stalled stream). */
+  stallAfterChunks?: number;
+}
+
+/** An HTTP error. Without `body`, the fake writes its provider's error JSON built from `status` and `message`. */
+export interface ScriptedHttpError {
+  type: 'http-error';
+  status: number;
+  body?: Record<string, unknown>;
+  message?: string;
+  headers?: Record<string, string>;
+}
+
+/** Accept the request and never answer (no headers), until the client gives up or the fake closes. */
+export interface ScriptedHang {
+  type: 'hang';
+}
+
+export type ScriptedReply = ScriptedTurn | ScriptedHttpError | ScriptedHang;
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The parsed JSON body, or undefined when the body was empty or not JSON. */
+  body: unknown;
+  rawBody: string;
+  receivedAt: number;
+  /** Set when the client closed the connection before the fake finished its reply. */
+  closedByClient: boolean;
+}
+
+export interface FakeProviderServer {
+  /** Base URL to pass as the SDK's `baseURL`, e.g. http://127.0.0.1:PORT/v1. */
+  url: string;
+  /** Every request received, in order (live array). */
+  requests: RecordedRequest[];
+  enqueue(...replies: ScriptedReply[]): void;
+  /** Forget queued replies and recorded requests. */
+  reset(): void;
+  /** Resolves once at least `count` requests have been received. */
+  waitForRequests(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SseEvent {
+  event?: string;
+  /** Serialized as JSON unless it is already a string (e.g. OpenAI's `[DONE]`). */
+  data: unknown;
+}
+
+/** The provider-specific half of a fake: how a scripted reply looks on that provider's wire. */
+export interface WireFormat {
+  /** The one endpoint the fake serves, e.g. '/v1/chat/completions'. */
+  endpoint: string;
+  wantsStream(body: Record<string, unknown>): boolean;
+  streamEvents(turn: ScriptedTurn, body: Record<string, unknown>): SseEvent[];
+  jsonResponse(turn: ScriptedTurn, body: Record<string, unknown>): unknown;
+  errorBody(status: number, message: string): Record<string, unknown>;
+}
+
+const DEFAULT_REPLY: ScriptedTurn = { text: ['ok'] };
+
+export function defaultFinishReason(turn: ScriptedTurn): NeutralFinishReason {
+  return turn.finishReason ?? ((turn.toolCalls?.length ?? 0) > 0 ? 'tool_use' : 'end_turn');
+}
+
+export function usageFor(turn: ScriptedTurn, rawBody: string): ScriptedUsage {
+  if (turn.usage) return turn.usage;
+  const output = [...(turn.thinking ?? []), ...(turn.text ?? [])].join('').length +
+    (turn.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call.input).length, 0);
+  return { inputTokens: Math.ceil(rawBody.length / 4), outputTokens: Math.ceil(output / 4) };
+}
+
+/** Splits a string into up to `count` roughly equal pieces, so JSON arguments arrive in fragments. */
+export function splitIntoPieces(value: string, count = 3): string[] {
+  if (value.length <= 1) return [value];
+  const size = Math.ceil(value.length / count);
+  const pieces: string[] = [];
+  for (let start = 0; start < value.length; start += size) pieces.push(value.slice(start, start + size));
+  return pieces;
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function formatSse({ event, data }: SseEvent): string {
+  const payload = typeof data === 'string' ? data : JSON.stringify(data);
+  return `${event === undefined ? '' : `event: ${event}\n`}data: ${payload}\n\n`;
+}
+
+/** Starts a fake on 127.0.0.1 (random port) that answers `format.endpoint` from the reply queue. */
+export async function startScriptedServer(format: WireFormat, script: ScriptedReply[] = []): Promise<FakeProviderServer> {
+  const queue: ScriptedReply[] = [...script];
+  const requests: RecordedRequest[] = [];
+  let lastReply: ScriptedReply = DEFAULT_REPLY;
+  const shutdown = new AbortController();
+  const waiters = new Set<() => void>();
+
+  function nextReply(): ScriptedReply {
+    const reply = queue.shift();
+    if (reply !== undefined) lastReply = reply;
+    return lastReply;
+  }
+
+  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  }
+
+  async function streamTurn(res: ServerResponse, turn: ScriptedTurn, events: SseEvent[], signal: AbortSignal) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.flushHeaders();
+    for (const [index, event] of events.entries()) {
+      if (index === turn.dropAfterChunks) return void res.destroy();
+      if (index === turn.stallAfterChunks) return void (await sleep(2 ** 31 - 1, undefined, { signal }));
+      const delay = index === 0 ? turn.firstChunkDelayMs : turn.chunkIntervalMs;
+      if (delay) await sleep(delay, undefined, { signal });
+      res.write(formatSse(event));
+    }
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const rawBody = await readBody(req);
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: flattenHeaders(req),
+      body: parseJson(rawBody),
+      rawBody,
+      receivedAt: Date.now(),
+      closedByClient: false,
+    };
+    requests.push(recorded);
+    for (const wake of waiters) wake();
+    const replyDone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) recorded.closedByClient = !shutdown.signal.aborted;
+      replyDone.abort();
+    });
+    const signal = AbortSignal.any([replyDone.signal, shutdown.signal]);
+
+    const body = recorded.body;
+    if (req.method !== 'POST' || new URL(recorded.path, 'http://x').pathname !== format.endpoint) {
+      return sendJson(res, 404, format.errorBody(404, `No route for ${req.method} ${recorded.path}`));
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return sendJson(res, 400, format.errorBody(400, 'Request body must be a JSON object'));
+    }
+    const jsonBody = body as Record<string, unknown>;
+    const reply = nextReply();
+    if (reply.type === 'hang') return void (await sleep(2 ** 31 - 1, undefined, { signal }));
+    if (reply.type === 'http-error') {
+      const errorBody = reply.body ?? format.errorBody(reply.status, reply.message ?? `Scripted error ${reply.status}`);
+      return sendJson(res, reply.status, errorBody, reply.headers);
+    }
+    const turn = { ...reply, usage: usageFor(reply, rawBody) };
+    if (!format.wantsStream(jsonBody)) return sendJson(res, 200, format.jsonResponse(turn, jsonBody));
+    await streamTurn(res, turn, format.streamEvents(turn, jsonBody), signal);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (signalIsAbort(error)) return;
+      if (!res.headersSent) sendJson(res, 500, format.errorBody(500, String(error)));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...replies) => void queue.push(...replies),
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+      lastReply = DEFAULT_REPLY;
+    },
+    async waitForRequests(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() >= deadline) throw new Error(`Timed out waiting for ${count} requests (got ${requests.length})`);
+        await new Promise<void>((resolve) => {
+          const wake = () => (waiters.delete(wake), clearTimeout(timer), resolve());
+          const timer = setTimeout(wake, deadline - Date.now());
+          waiters.add(wake);
+        });
+      }
+    },
+    async close() {
+      shutdown.abort();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function signalIsAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}

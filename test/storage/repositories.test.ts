@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConflictError } from '../../src/domain/errors.ts';
+import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
+import { SecretBox } from '../../src/storage/secret-box.ts';
+import { ENGINES, openTestStorage } from '../support/engines.ts';
+
+for (const engine of ENGINES) {
+  describe(`storage on ${engine}`, () => {
+    let storage: Awaited<ReturnType<typeof openTestStorage>>;
+    let repos: Repositories;
+
+    before(async () => {
+      storage = await openTestStorage(engine);
+      repos = createRepositories(storage.db);
+    });
+    after(() => storage.drop());
+
+    const newWorkspace = (slug: string) =>
+      repos.workspaces.create({ slug, name: slug, features: { apiKeys: true, oauthApps: true }, rateLimits: {} });
+
+    it('workspaces: create, find, patch, list; a duplicate slug is a conflict', async () => {
+      const ws = await newWorkspace('acme');
+      assert.equal((await repos.workspaces.findBySlug('acme'))?.id, ws.id);
+      const patched = await repos.workspaces.update(ws.id, { name: 'Acme Inc', rateLimits: { runStart: 5 } });
+      assert.equal(patched?.name, 'Acme Inc');
+      assert.deepEqual(patched?.rateLimits, { runStart: 5 });
+      assert.deepEqual(patched?.features, { apiKeys: true, oauthApps: true });
+      await assert.rejects(newWorkspace('acme'), ConflictError);
+      assert.ok((await repos.workspaces.list()).some((w) => w.slug === 'acme'));
+    });
+
+    it('api keys: stored by hash only, revocation is recorded once', async () => {
+      const ws = await newWorkspace('keys');
+      const key = await repos.apiKeys.create({
+        workspaceId: ws.id,
+        name: 'ci',
+        usage: 'developer_api',
+        agentIds: ['agt_x'],
+        expiresAt: null,
+        keyHash: 'h1',
+        keyPrefix: 'svc_abcdef',
+      });
+      const found = await repos.apiKeys.findByHash('h1');
+      assert.equal(found?.apiKey.id, key.id);
+      assert.equal(found?.workspace.slug, 'keys');
+      assert.deepEqual(found?.apiKey.agentIds, ['agt_x']);
+      assert.equal(await repos.apiKeys.revoke(ws.id, key.id), true);
+      assert.equal(await repos.apiKeys.revoke(ws.id, key.id), false);
+      assert.ok((await repos.apiKeys.findByHash('h1'))?.apiKey.revokedAt);
+    });
+
+    it('workspace providers: models stored in order; one connection per provider and vendor model', async () => {
+      const ws = await newWorkspace('prov');
+      const box = new SecretBox('x'.repeat(32));
+      const created = await repos.workspaceProviders.create({
+        workspaceId: ws.id,
+        provider: 'openai',
+        api: 'openai-responses',
+        baseUrl: null,
+        apiKeySealed: box.seal('sk-secret'),
+        models: [
+          { vendorModelId: 'gpt-b', label: 'B', contextWindowTokens: 1000, pricing: null },
+          {
+            vendorModelId: 'gpt-a',
+            label: 'A',
+            contextWindowTokens: 2000,
+            pricing: { inputPer1MUsd: 1, outputPer1MUsd: 2, cacheReadPer1MUsd: 0.5 },
+          },
+        ],
+        defaultModel: 'gpt-a',
+        isDefault: true,
+      });
+      const [listed] = await repos.workspaceProviders.listByWorkspace(ws.id);
+      assert.equal(listed?.id, created.id);
+      assert.deepEqual(
+        listed?.models.map((m) => m.vendorModelId),
+        ['gpt-b', 'gpt-a'],
+      );
+      assert.deepEqual(listed?.models[1]?.pricing, { inputPer1MUsd: 1, outputPer1MUsd: 2, cacheReadPer1MUsd: 0.5 });
+      assert.equal(box.open(listed?.apiKeySealed ?? ''), 'sk-secret');
+      await assert.rejects(
+        repos.workspaceProviders.create({ ...created, isDefault: false, models: created.models.slice(1) }),
+        ConflictError,
+      );
+      assert.equal((await repos.workspaceProviders.listByWorkspace(ws.id)).length, 1, 'the failed insert left nothing');
+    });
+
+    it('agents and tools: create, find, delete; slugs and names are unique per workspace', async () => {
+      const ws = await newWorkspace('agents');
+      const agent = await repos.agents.create({
+        workspaceId: ws.id,
+        slug: 'helper',
+        name: 'Helper',
+        systemPrompt: 'Be helpful.',
+        modelId: null,
+        useWorkspaceDefaultModel: true,
+        reasoningLevel: 'low',
+        tools: [{ kind: 'local', name: 'lookup' }],
+        isSystem: false,
+      });
+      assert.equal((await repos.agents.findById(ws.id, agent.id))?.reasoningLevel, 'low');
+      await assert.rejects(repos.agents.create({ ...agent }), ConflictError);
+      const tool = await repos.workspaceTools.create({
+        workspaceId: ws.id,
+        name: 'weather',
+        description: '',
+        parameters: { type: 'object', properties: {} },
+        http: { url: 'https://127.0.0.1:9/weather', method: 'POST', headers: {} },
+      });
+      assert.equal((await repos.workspaceTools.findById(ws.id, tool.id))?.http.method, 'POST');
+      assert.equal(await repos.agents.delete(ws.id, agent.id), true);
+      assert.equal(await repos.agents.findById(ws.id, agent.id), undefined);
+    });
+
+    it('runs and the event log: batches commit whole, reads resume after a seq, a repeated seq is refused', async () => {
+      const ws = await newWorkspace('runs');
+      const run = await repos.runs.create({
+        workspaceId: ws.id,
+        agentId: null,
+        sessionId: null,
+        apiKeyId: null,
+        spec: { systemPrompt: 's' },
+        metadata: { a: 'b' },
+      });
+      await repos.runEvents.append([
+        {
+          runId: run.id,
+          events: [
+            { seq: 1, type: 'assistant_delta', data: { text: 'he' } },
+            { seq: 2, type: 'assistant_delta', data: { text: 'llo' } },
+          ],
+        },
+      ]);
+      await repos.runEvents.append([{ runId: run.id, events: [{ seq: 3, type: 'result', data: { text: 'hello' } }] }]);
+      assert.deepEqual(
+        (await repos.runEvents.readAfter(run.id, 1)).map((e) => e.seq),
+        [2, 3],
+      );
+      await assert.rejects(
+        repos.runEvents.append([
+          {
+            runId: run.id,
+            events: [
+              { seq: 4, type: 'assistant_delta', data: { text: 'x' } },
+              { seq: 3, type: 'assistant_delta', data: { text: 'dup' } },
+            ],
+          },
+        ]),
+      );
+      assert.deepEqual(
+        (await repos.runEvents.readAfter(run.id, 0)).map((e) => e.seq),
+        [1, 2, 3],
+        'the failed batch wrote nothing',
+      );
+      assert.equal((await repos.runs.findById(ws.id, run.id))?.lastSeq, 3);
+      const outcome = {
+        status: 'succeeded' as const,
+        finalText: 'hello',
+        error: null,
+        failureReason: null,
+        tokens: { inputTokens: 1, cachedTokens: 0, reasoningTokens: 0, outputTokens: 2 },
+        turns: 1,
+        model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
+      };
+      assert.equal(await repos.runs.finish(run.id, outcome), true);
+      assert.equal(await repos.runs.finish(run.id, { ...outcome, finalText: 'other' }), false);
+      const stored = await repos.runs.findById(ws.id, run.id);
+      assert.equal(stored?.finalText, 'hello');
+      assert.deepEqual(stored?.metadata, { a: 'b' });
+    });
+
+    it('deleting a workspace removes what belongs to it', async () => {
+      const ws = await newWorkspace('doomed');
+      await repos.agents.create({
+        workspaceId: ws.id,
+        slug: 'a',
+        name: 'a',
+        systemPrompt: 'p',
+        modelId: null,
+        useWorkspaceDefaultModel: false,
+        reasoningLevel: null,
+        tools: [],
+        isSystem: false,
+      });
+      assert.equal(await repos.workspaces.delete(ws.id), true);
+      assert.deepEqual(await repos.agents.listByWorkspace(ws.id), []);
+    });
+  });
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { StorageConfig } from '../../src/config.ts';
+import { migrateToLatest, openStorage, type Engine, type Storage } from '../../src/storage/database.ts';
+
+/** PostgreSQL used by `npm run test:scale` (this machine's server by default). */
+export const TEST_POSTGRES_URL = process.env.AGENT_RUNS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_REDIS_URL = process.env.AGENT_RUNS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** `npm test` runs on embedded SQLite only; `npm run test:scale` adds PostgreSQL to every storage suite. */
+export const SCALE = process.env.AGENT_RUNS_TEST_SCALE === '1';
+export const ENGINES: readonly Engine[] = SCALE ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestDatabase {
+  config: StorageConfig;
+  /** PostgreSQL schema this database lives in (each test database gets its own). */
+  pgSchema?: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database on the engine: a temp SQLite file, or a new PostgreSQL schema. */
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-runs-test-'));
+    const path = join(dir, 'test.db');
+    return {
+      config: { engine: 'sqlite', path, url: `sqlite:${path}` },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  return {
+    config: { engine: 'postgres', url: TEST_POSTGRES_URL },
+    pgSchema: schema,
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await dropper.connect();
+      await dropper.query(`drop schema if exists ${schema} cascade`);
+      await dropper.end();
+    },
+  };
+}
+
+/** A migrated storage on a fresh database; `close()` also drops the database. */
+export async function openTestStorage(engine: Engine): Promise<Storage & { drop(): Promise<void> }> {
+  const database = await createTestDatabase(engine);
+  const storage = openStorage(database.config, database.pgSchema ? { pgSchema: database.pgSchema } : {});
+  await migrateToLatest(storage);
+  return {
+    ...storage,
+    drop: async () => {
+      await storage.close();
+      await database.drop();
+    },
+  };
+}
