@@ -1,0 +1,16 @@
+import { loadConfig } from '../config.ts';
+import { migrateToLatest, openStorage } from '../storage/database.ts';
+
+/** `agent-runs migrate`: applies pending migrations and exits. */
+export async function migrate(): Promise<void> {
+  const config = loadConfig();
+  const storage = openStorage(config.storage);
+  try {
+    const applied = await migrateToLatest(storage);
+    process.stdout.write(
+      applied.length > 0 ? `applied ${applied.length} migration(s): ${applied.join(', ')}\n` : 'database is up to date\n',
+    );
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,48 @@
+import type { AddressInfo } from 'node:net';
+import { assertRoleRequirements, loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { createService } from '../main.ts';
+import { bootstrapDevWorkspace, DEV_WORKSPACE_SLUG } from './dev-bootstrap.ts';
+import { onShutdownSignal } from './shutdown.ts';
+
+/** `agent-runs serve` (production) and `agent-runs dev` (`npm start`: bootstrap and the offline mock model). */
+export async function serve(mode: 'serve' | 'dev'): Promise<void> {
+  const config = loadConfig();
+  assertRoleRequirements(config);
+  const logger = createLogger(config.logLevel);
+  const service = await createService(config, { logger, dev: mode === 'dev' });
+  const bootstrap = mode === 'dev' ? await bootstrapDevWorkspace(service.resources.repos) : undefined;
+
+  await service.app.listen({ port: config.port, host: config.host });
+  const { port } = service.app.server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const baseUrl = config.publicUrl ?? `http://${host}:${port}`;
+  process.stdout.write(`listening on http://${host}:${port}\n`);
+  if (bootstrap) process.stdout.write(devBanner(baseUrl, bootstrap.apiKey));
+
+  onShutdownSignal(async (signal) => {
+    logger.info({ signal }, 'shutting down');
+    await service.close();
+  });
+}
+
+function devBanner(baseUrl: string, apiKey: string | undefined): string {
+  const models = `${baseUrl}/api/v1/workspaces/${DEV_WORKSPACE_SLUG}/models`;
+  if (!apiKey) {
+    return [
+      '',
+      `dev mode: workspace '${DEV_WORKSPACE_SLUG}' already exists (its API key was shown when it was created).`,
+      `  new key: npx agent-runs admin api-keys create ${DEV_WORKSPACE_SLUG}`,
+      '',
+    ].join('\n');
+  }
+  return [
+    '',
+    `dev mode: created workspace '${DEV_WORKSPACE_SLUG}' and an API key (shown once, keep it):`,
+    `  ${apiKey}`,
+    '',
+    'list the models:',
+    `  curl -s ${models} -H 'Authorization: Bearer ${apiKey}'`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,26 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerErrorHandling } from './plugins/error-handler.ts';
+import type { AppResources } from './resources.ts';
+import { adminRoutes } from './routes/admin/index.ts';
+import { healthRoutes } from './routes/health.ts';
+import { workspaceRoutes } from './routes/workspace/index.ts';
+
+export interface BuildAppOptions {
+  logger: FastifyBaseLogger;
+}
+
+/** The HTTP application: routes and plugins only; adapters come in through `resources`. */
+export async function buildApp(resources: AppResources, options: BuildAppOptions): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+  });
+  registerErrorHandling(app);
+  healthRoutes(app, resources);
+  await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
+  if (resources.adminToken) {
+    await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });
+  }
+  return app;
+}

@@ -1,0 +1,21 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { credentialFrom } from '../../auth/authenticate.ts';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** preHandler for `/admin/v1`: `Authorization: Bearer <AGENT_RUNS_ADMIN_TOKEN>`, compared in constant time. */
+export function adminAuth(options: { token: string }): preHandlerAsyncHookHandler {
+  const expected = digest(options.token);
+  return async function adminAuthHook(request: FastifyRequest, reply: FastifyReply) {
+    const presented = credentialFrom(request.headers);
+    if (presented === undefined) {
+      return reply
+        .status(401)
+        .send({ error: 'unauthorized', message: 'missing admin token: send Authorization: Bearer <AGENT_RUNS_ADMIN_TOKEN>' });
+    }
+    if (!timingSafeEqual(digest(presented), expected)) {
+      return reply.status(401).send({ error: 'unauthorized', message: 'invalid admin token' });
+    }
+  };
+}

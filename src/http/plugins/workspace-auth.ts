@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { authenticate, credentialFrom, type AuthFailure } from '../../auth/authenticate.ts';
+import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../auth/api-key-secret.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { assertNever } from '../../domain/assert-never.ts';
+import type { ApiKeyRepository } from '../../storage/repositories/api-key-repository.ts';
+import type { WorkspaceRepository } from '../../storage/repositories/workspace-repository.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the workspace-auth hook on every workspace route. */
+    principal: Principal | null;
+  }
+}
+
+export interface WorkspaceAuthOptions {
+  apiKeys: ApiKeyRepository;
+  workspaces: WorkspaceRepository;
+}
+
+/**
+ * preHandler for routes under `/api/v1/workspaces/:workspaceSlug`: establishes
+ * the principal and checks that the URL's slug is the credential's workspace.
+ * Each failure answers with exactly the body the spec gives it.
+ */
+export function workspaceAuth(options: WorkspaceAuthOptions): preHandlerAsyncHookHandler {
+  return async function workspaceAuthHook(request: FastifyRequest, reply: FastifyReply) {
+    const credential = credentialFrom(request.headers);
+    const outcome = await authenticate(credential, options.apiKeys);
+    if (!outcome.ok) return sendAuthFailure(reply, outcome, credential);
+
+    const { workspaceSlug } = request.params as { workspaceSlug: string };
+    const own = outcome.principal.workspace.slug;
+    if (workspaceSlug !== own) {
+      const hint = `this credential belongs to workspace '${own}': use /api/v1/workspaces/${own}`;
+      const exists = (await options.workspaces.findBySlug(workspaceSlug)) !== undefined;
+      return reply.status(404).send(
+        exists
+          ? { error: 'Workspace path mismatch', code: 'not_found', message: `the credential is not valid for workspace '${workspaceSlug}'`, hint }
+          : { error: 'not_found', message: `workspace '${workspaceSlug}' not found`, hint },
+      );
+    }
+    request.principal = outcome.principal;
+  };
+}
+
+function sendAuthFailure(reply: FastifyReply, failure: AuthFailure, credential: string | undefined) {
+  switch (failure.reason) {
+    case 'missing':
+      return reply
+        .status(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ error: 'Unauthorized', message: 'missing credential: send Authorization: Bearer <key> or X-API-Key: <key>' });
+    case 'invalid': {
+      const what = credential?.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) ? 'access token' : 'API key';
+      return reply
+        .status(401)
+        .header('www-authenticate', 'Bearer error="invalid_token"')
+        .send({ error: `Invalid ${what}`, code: 'unauthorized', message: `the ${what} is unknown, expired or revoked` });
+    }
+    case 'wrong_usage':
+      return reply.status(403).send({
+        error: 'API key usage not permitted',
+        code: 'forbidden',
+        message: `this API key has usage '${failure.usage}', which cannot call the public API`,
+        hint: "create a key with usage 'developer_api' for API access",
+      });
+    case 'plan_lacks_api_keys':
+      return reply.status(403).send({
+        error: 'api_keys_plan',
+        message: `the plan of workspace '${failure.workspaceSlug}' does not include the API-keys feature`,
+      });
+    default:
+      return assertNever(failure);
+  }
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ToolRef } from '../../../domain/agent.ts';
+import { InvalidRequestError } from '../../../domain/errors.ts';
+import { slugify } from '../../../domain/slug.ts';
+import { parseInput } from '../../parse.ts';
+import type { AppResources } from '../../resources.ts';
+import { reasoningLevelSchema, slugSchema } from '../../schemas/common.ts';
+import { toolRefsSchema } from '../../schemas/tool-ref.ts';
+import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
+
+const createSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  slug: slugSchema.optional(),
+  systemPrompt: z.string().min(1, 'must not be empty').max(200_000),
+  modelId: z.string().min(1).optional(),
+  useWorkspaceDefaultModel: z.boolean().optional(),
+  reasoningLevel: reasoningLevelSchema.optional(),
+  tools: toolRefsSchema.optional(),
+  system: z.boolean().optional(),
+});
+
+type Params = { slug: string };
+
+export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
+  app.post<{ Params: Params }>('/workspaces/:slug/agents', async (request, reply) => {
+    const body = parseInput(createSchema, request.body);
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    if (body.modelId !== undefined && body.useWorkspaceDefaultModel) {
+      throw new InvalidRequestError('modelId: leave it out when useWorkspaceDefaultModel is true');
+    }
+    // Fail now, not at the first run, when the configured model cannot be resolved.
+    if (body.modelId !== undefined) await catalog.resolve(workspace.id, body.modelId);
+    const agent = await repos.agents.create({
+      workspaceId: workspace.id,
+      slug: body.slug ?? slugify(body.name),
+      name: body.name,
+      systemPrompt: body.systemPrompt,
+      modelId: body.modelId ?? null,
+      useWorkspaceDefaultModel: body.useWorkspaceDefaultModel ?? body.modelId === undefined,
+      reasoningLevel: body.reasoningLevel ?? null,
+      tools: (body.tools ?? []) as ToolRef[],
+      isSystem: body.system ?? false,
+    });
+    return reply.status(201).send({ id: agent.id, slug: agent.slug });
+  });
+
+  app.get<{ Params: Params }>('/workspaces/:slug/agents', async (request) => {
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    return { agents: await repos.agents.listByWorkspace(workspace.id) };
+  });
+
+  app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/agents/:id', async (request, reply) => {
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    notFoundUnless(await repos.agents.delete(workspace.id, request.params.id), `agent '${request.params.id}'`);
+    return reply.status(204).send();
+  });
+}

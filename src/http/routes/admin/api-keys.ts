@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { displayPrefix, generateApiKey, hashApiKey } from '../../../auth/api-key-secret.ts';
+import { API_KEY_USAGES } from '../../../domain/api-key.ts';
+import { InvalidRequestError } from '../../../domain/errors.ts';
+import { parseInput } from '../../parse.ts';
+import type { AppResources } from '../../resources.ts';
+import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
+
+const createSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  agentIds: z.array(z.string().min(1)).max(1000).optional(),
+  usage: z.enum(API_KEY_USAGES, { error: 'must be developer_api or internal' }).optional(),
+  expiresAt: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).optional(),
+});
+
+type Params = { slug: string };
+
+export function adminApiKeyRoutes(app: FastifyInstance, { repos }: AppResources): void {
+  app.post<{ Params: Params }>('/workspaces/:slug/api-keys', async (request, reply) => {
+    const body = parseInput(createSchema, request.body);
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    const agentIds = [...new Set(body.agentIds ?? [])];
+    for (const agentId of agentIds) {
+      if (!(await repos.agents.findById(workspace.id, agentId))) {
+        throw new InvalidRequestError(`agentIds: no agent '${agentId}' in workspace '${workspace.slug}'`);
+      }
+    }
+    const key = generateApiKey();
+    const apiKey = await repos.apiKeys.create({
+      workspaceId: workspace.id,
+      name: body.name ?? 'API key',
+      usage: body.usage ?? 'developer_api',
+      agentIds,
+      expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
+      keyHash: hashApiKey(key),
+      keyPrefix: displayPrefix(key),
+    });
+    return reply.status(201).send({ id: apiKey.id, key });
+  });
+
+  app.get<{ Params: Params }>('/workspaces/:slug/api-keys', async (request) => {
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    return { apiKeys: await repos.apiKeys.listByWorkspace(workspace.id) };
+  });
+
+  app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/api-keys/:id', async (request, reply) => {
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    notFoundUnless(await repos.apiKeys.revoke(workspace.id, request.params.id), `active API key '${request.params.id}'`);
+    return reply.status(204).send();
+  });
+}

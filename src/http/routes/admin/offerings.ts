@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { DEFAULT_CONTEXT_WINDOW_TOKENS } from '../../../domain/model.ts';
+import type { Offering } from '../../../domain/offering.ts';
+import { parseInput } from '../../parse.ts';
+import type { AppResources } from '../../resources.ts';
+import { apiFor, connectionFieldsSchema, modelFieldsSchema } from '../../schemas/model-connection.ts';
+import { notFoundUnless } from './admin-workspace.ts';
+
+const createSchema = z.strictObject({
+  ...connectionFieldsSchema,
+  ...modelFieldsSchema,
+  isDefault: z.boolean().optional(),
+});
+
+/** What an operator sees of an offering: everything but the key itself. */
+export function offeringView(offering: Offering) {
+  const { apiKeySealed, ...rest } = offering;
+  return { ...rest, hasApiKey: apiKeySealed !== null };
+}
+
+export function adminOfferingRoutes(app: FastifyInstance, { repos, secretBox }: AppResources): void {
+  app.post('/offerings', async (request, reply) => {
+    const body = parseInput(createSchema, request.body);
+    const offering = await repos.offerings.create({
+      provider: body.provider,
+      api: apiFor(body.provider, body.api),
+      baseUrl: body.baseUrl ?? null,
+      apiKeySealed: body.apiKey ? secretBox.seal(body.apiKey) : null,
+      vendorModelId: body.vendorModelId,
+      label: body.label ?? body.vendorModelId,
+      contextWindowTokens: body.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS,
+      pricing: body.pricing ?? null,
+      isDefault: body.isDefault ?? false,
+    });
+    return reply.status(201).send({ id: offering.id });
+  });
+
+  app.get('/offerings', async () => ({ offerings: (await repos.offerings.list()).map(offeringView) }));
+
+  app.delete<{ Params: { id: string } }>('/offerings/:id', async (request, reply) => {
+    notFoundUnless(await repos.offerings.delete(request.params.id), `offering '${request.params.id}'`);
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { withoutUndefined } from '../../../domain/without-undefined.ts';
+import { parseInput } from '../../parse.ts';
+import type { AppResources } from '../../resources.ts';
+import { slugSchema } from '../../schemas/common.ts';
+import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
+
+const perMinute = z.number().int('must be a whole number').min(1).max(1_000_000);
+const rateLimitsSchema = z.strictObject({
+  runStart: perMinute.optional(),
+  lifecycle: perMinute.optional(),
+  otherMutations: perMinute.optional(),
+});
+const featuresSchema = z.strictObject({ apiKeys: z.boolean().optional(), oauthApps: z.boolean().optional() });
+
+const createSchema = z.strictObject({
+  slug: slugSchema,
+  name: z.string().trim().min(1).max(200).optional(),
+  features: featuresSchema.optional(),
+  rateLimits: rateLimitsSchema.optional(),
+});
+const patchSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  features: featuresSchema.optional(),
+  rateLimits: rateLimitsSchema.optional(),
+});
+
+export function adminWorkspaceRoutes(app: FastifyInstance, { repos }: AppResources): void {
+  app.post('/workspaces', async (request, reply) => {
+    const body = parseInput(createSchema, request.body);
+    const workspace = await repos.workspaces.create({
+      slug: body.slug,
+      name: body.name ?? body.slug,
+      features: { apiKeys: body.features?.apiKeys ?? true, oauthApps: body.features?.oauthApps ?? true },
+      rateLimits: withoutUndefined(body.rateLimits ?? {}),
+    });
+    return reply.status(201).send({ id: workspace.id, slug: workspace.slug });
+  });
+
+  app.get('/workspaces', async () => ({ workspaces: await repos.workspaces.list() }));
+
+  app.get<{ Params: { slug: string } }>('/workspaces/:slug', async (request) =>
+    workspaceBySlug(repos.workspaces, request.params.slug),
+  );
+
+  app.patch<{ Params: { slug: string } }>('/workspaces/:slug', async (request) => {
+    const body = parseInput(patchSchema, request.body);
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    return repos.workspaces.update(workspace.id, {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.features !== undefined && { features: { ...workspace.features, ...withoutUndefined(body.features) } }),
+      ...(body.rateLimits !== undefined && { rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) } }),
+    });
+  });
+
+  app.delete<{ Params: { slug: string } }>('/workspaces/:slug', async (request, reply) => {
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    notFoundUnless(await repos.workspaces.delete(workspace.id), `workspace '${request.params.slug}'`);
+    return reply.status(204).send();
+  });
+}

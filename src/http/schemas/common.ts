@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { SLUG_PATTERN } from '../../domain/slug.ts';
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_]{1,64}$/;
+
+export const slugSchema = z.string().regex(SLUG_PATTERN, 'must be 1-64 lowercase letters, digits or dashes, not starting or ending with a dash');
+export const toolNameSchema = z.string().regex(TOOL_NAME_PATTERN, 'must match ^[a-zA-Z0-9_]{1,64}$');
+export const httpUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+export const httpsUrlSchema = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
+
+export const HEADER_VALUE_MAX = 8 * 1024;
+export const headersSchema = z.record(
+  z.string().min(1),
+  z.string().max(HEADER_VALUE_MAX, 'each header value must be at most 8 KB'),
+);
+
+/** A JSON object (not null, not an array). */
+export const jsonObjectSchema = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be a JSON object',
+);
+
+export const reasoningLevelSchema = z.union([
+  z.enum(['off', 'low', 'medium', 'high'], { error: 'must be off, low, medium, high or an integer from 0 to 100' }),
+  z.number().int('must be an integer from 0 to 100').min(0).max(100),
+]);

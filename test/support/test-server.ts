@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.ts';
+import { createService, type Service } from '../../src/main.ts';
+import { createTestDatabase } from './engines.ts';
+import type { Engine } from '../../src/storage/database.ts';
+
+export interface TestServer {
+  baseUrl: string;
+  adminToken: string;
+  service: Service;
+  /** fetch against the server with JSON in and out. */
+  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  /** An admin API call with the admin token. */
+  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
+}
+
+export interface TestServerOptions {
+  engine?: Engine;
+  /** Extra environment for loadConfig (provider keys, …). */
+  env?: Record<string, string>;
+  dev?: boolean;
+}
+
+/** The real service on port 0 over a fresh database, spoken to over HTTP like a client. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = await createTestDatabase(options.engine ?? 'sqlite');
+  const adminToken = randomBytes(24).toString('base64url');
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: database.config.url,
+    AGENT_RUNS_ADMIN_TOKEN: adminToken,
+    AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+    ...options.env,
+  });
+  const service = await createService(config, {
+    logger: pino({ level: 'silent' }),
+    dev: options.dev ?? false,
+    ...(database.pgSchema ? { storage: { pgSchema: database.pgSchema } } : {}),
+  });
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = service.app.server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const request: TestServer['request'] = async (method, path, requestOptions = {}) => {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    if (requestOptions.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      ...(requestOptions.body !== undefined && {
+        body: typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body),
+      }),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body };
+  };
+
+  return {
+    baseUrl,
+    adminToken,
+    service,
+    request,
+    admin: (method, path, body) =>
+      request(method, `/admin/v1${path}`, {
+        ...(body !== undefined && { body }),
+        headers: { authorization: `Bearer ${adminToken}` },
+      }),
+    close: async () => {
+      await service.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A workspace with one Developer-API key, through the admin API. */
+export async function createWorkspaceWithKey(
+  server: TestServer,
+  slug: string,
+  workspace: Record<string, unknown> = {},
+  key: Record<string, unknown> = {},
+): Promise<{ slug: string; key: string; keyId: string; ws: string }> {
+  const created = await server.admin('POST', '/workspaces', { slug, ...workspace });
+  if (created.status !== 201) throw new Error(`workspace: ${created.status} ${JSON.stringify(created.body)}`);
+  const apiKey = await server.admin('POST', `/workspaces/${slug}/api-keys`, key);
+  if (apiKey.status !== 201) throw new Error(`api key: ${apiKey.status} ${JSON.stringify(apiKey.body)}`);
+  return { slug, key: apiKey.body.key, keyId: apiKey.body.id, ws: `/api/v1/workspaces/${slug}` };
+}
+
+export function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` };
+}
