@@ -3,8 +3,7 @@ import { z } from 'zod';
 export type Role = 'all' | 'api' | 'worker';
 
 export type StorageConfig =
-  | { engine: 'sqlite'; path: string; url: string }
-  | { engine: 'postgres'; url: string };
+  { engine: 'sqlite'; path: string; url: string } | { engine: 'postgres'; url: string };
 
 export interface Config {
   port: number;
@@ -63,7 +62,9 @@ const envSchema = z.object({
 
 /** Environment → typed Config. The only reader of process.env; every bad value is named in one error. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);

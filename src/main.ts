@@ -30,7 +30,10 @@ export interface Service {
 export async function createService(config: Config, options: ServiceOptions): Promise<Service> {
   const { secret, generatedAt } = resolveSecret(config);
   if (generatedAt && !options.dev) {
-    options.logger.warn({ path: generatedAt }, 'AGENT_RUNS_SECRET is not set: using a generated secret kept beside the database');
+    options.logger.warn(
+      { path: generatedAt },
+      'AGENT_RUNS_SECRET is not set: using a generated secret kept beside the database',
+    );
   }
   const storage = openStorage(config.storage, options.storage ?? {});
   try {
@@ -44,7 +47,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       builtin: builtinOfferings(config, { devMock: options.dev }),
       secretBox,
     });
-    const adminToken = config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
+    const adminToken =
+      config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
     const resources: AppResources = { config, storage, repos, catalog, secretBox, adminToken };
     const app = await buildApp(resources, { logger: options.logger });
     return {

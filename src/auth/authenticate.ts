@@ -44,9 +44,11 @@ export async function authenticate(
   if (!found) return { ok: false, reason: 'invalid' };
   const { apiKey, workspace } = found;
   if (apiKey.revokedAt !== null) return { ok: false, reason: 'invalid' };
-  if (apiKey.expiresAt !== null && Date.parse(apiKey.expiresAt) <= now.getTime()) return { ok: false, reason: 'invalid' };
+  if (apiKey.expiresAt !== null && Date.parse(apiKey.expiresAt) <= now.getTime())
+    return { ok: false, reason: 'invalid' };
   if (apiKey.usage !== 'developer_api') return { ok: false, reason: 'wrong_usage', usage: apiKey.usage };
-  if (!workspace.features.apiKeys) return { ok: false, reason: 'plan_lacks_api_keys', workspaceSlug: workspace.slug };
+  if (!workspace.features.apiKeys)
+    return { ok: false, reason: 'plan_lacks_api_keys', workspaceSlug: workspace.slug };
 
   if (apiKey.lastUsedAt === null || now.getTime() - Date.parse(apiKey.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
     await apiKeys.touchLastUsed(apiKey.id, now.toISOString());

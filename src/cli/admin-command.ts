@@ -73,7 +73,8 @@ export function toAdminRequest(args: ParsedArgs): AdminRequest {
   if (scoped && !workspace) throw new UsageError(`${resource} ${action ?? ''}: name the workspace slug`);
   const collection = scoped ? `/workspaces/${enc(workspace)}/${resource}` : `/${resource}`;
   const needId = (what: string) => {
-    if (!id) throw new UsageError(`${resource} ${what}: name the ${resource === 'workspaces' ? 'slug' : 'id'}`);
+    if (!id)
+      throw new UsageError(`${resource} ${what}: name the ${resource === 'workspaces' ? 'slug' : 'id'}`);
     return `${collection}/${enc(id)}`;
   };
   switch (action) {
@@ -115,7 +116,8 @@ function parseValue(value: string): unknown {
 function parseDataFlag(value: string): Record<string, unknown> {
   try {
     const data: unknown = JSON.parse(value);
-    if (typeof data === 'object' && data !== null && !Array.isArray(data)) return data as Record<string, unknown>;
+    if (typeof data === 'object' && data !== null && !Array.isArray(data))
+      return data as Record<string, unknown>;
   } catch {
     // reported below
   }

@@ -39,8 +39,15 @@ export async function admin(argv: readonly string[]): Promise<number> {
   return ok ? 0 : 1;
 }
 
-async function sendInProcess(config: ReturnType<typeof loadConfig>, request: AdminRequest): Promise<AdminResponse> {
-  const service = await createService(config, { logger: createLogger('error', 2), dev: false, internalAdmin: true });
+async function sendInProcess(
+  config: ReturnType<typeof loadConfig>,
+  request: AdminRequest,
+): Promise<AdminResponse> {
+  const service = await createService(config, {
+    logger: createLogger('error', 2),
+    dev: false,
+    internalAdmin: true,
+  });
   try {
     const response = await service.app.inject({
       method: request.method,
@@ -54,7 +61,11 @@ async function sendInProcess(config: ReturnType<typeof loadConfig>, request: Adm
   }
 }
 
-async function sendRemote(url: string, token: string | undefined, request: AdminRequest): Promise<AdminResponse> {
+async function sendRemote(
+  url: string,
+  token: string | undefined,
+  request: AdminRequest,
+): Promise<AdminResponse> {
   if (!token) throw new UsageError('--url needs AGENT_RUNS_ADMIN_TOKEN in the environment');
   const response = await fetch(`${url.replace(/\/+$/, '')}/admin/v1${request.path}`, {
     method: request.method,

@@ -50,7 +50,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const known = error instanceof ConfigError || error instanceof UsageError;
-    process.stderr.write(`agent-runs: ${known ? (error as Error).message : (error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(
+      `agent-runs: ${known ? (error as Error).message : ((error as Error)?.stack ?? String(error))}\n`,
+    );
     process.exitCode = known ? 2 : 1;
   },
 );

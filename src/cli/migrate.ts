@@ -8,7 +8,9 @@ export async function migrate(): Promise<void> {
   try {
     const applied = await migrateToLatest(storage);
     process.stdout.write(
-      applied.length > 0 ? `applied ${applied.length} migration(s): ${applied.join(', ')}\n` : 'database is up to date\n',
+      applied.length > 0
+        ? `applied ${applied.length} migration(s): ${applied.join(', ')}\n`
+        : 'database is up to date\n',
     );
   } finally {
     await storage.close();

@@ -1,4 +1,9 @@
-import { catalogSlug, DEFAULT_CONTEXT_WINDOW_TOKENS, type CatalogEntry, type ProviderApi } from '../domain/model.ts';
+import {
+  catalogSlug,
+  DEFAULT_CONTEXT_WINDOW_TOKENS,
+  type CatalogEntry,
+  type ProviderApi,
+} from '../domain/model.ts';
 
 /** One model reachable through one stored or builtin row, with how to call it. */
 export interface ModelConnection {

@@ -54,7 +54,9 @@ export class ModelCatalog {
     ]);
     const storedDefault = stored.some((offering) => offering.isDefault);
     const platform = [
-      ...stored.map((offering) => this.#platformConnection(offering, () => this.#open(offering.apiKeySealed))),
+      ...stored.map((offering) =>
+        this.#platformConnection(offering, () => this.#open(offering.apiKeySealed)),
+      ),
       // A default chosen by the operator in the admin API outranks the builtin one.
       ...this.#deps.builtin.map((offering) => ({
         ...this.#platformConnection(offering, () => offering.apiKey),

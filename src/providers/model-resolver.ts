@@ -43,11 +43,16 @@ function resolveProvider(reference: string, view: CatalogView): ModelConnection 
   const vendorOverride = separator === -1 ? undefined : reference.slice(separator + 1);
   const provider = view.providers.find((candidate) => candidate.id === providerId);
   if (!provider) throw new InvalidModelError(`no workspace provider with id '${providerId}'`);
-  if (vendorOverride === '') throw new InvalidModelError('provider:<id>:<vendor> needs a vendor model id after the colon');
+  if (vendorOverride === '')
+    throw new InvalidModelError('provider:<id>:<vendor> needs a vendor model id after the colon');
   return modelOfProvider(provider, vendorOverride ?? provider.defaultModel);
 }
 
-function resolveBareVendorId(modelId: string, view: CatalogView, visible: ModelConnection[]): ModelConnection {
+function resolveBareVendorId(
+  modelId: string,
+  view: CatalogView,
+  visible: ModelConnection[],
+): ModelConnection {
   const runners = view.providers.flatMap((provider) =>
     provider.models.filter((model) => model.entry.vendorModelId === modelId),
   );

@@ -25,7 +25,8 @@ export interface OpenStorageOptions {
 }
 
 export function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Storage {
-  const db = config.engine === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options.pgSchema);
+  const db =
+    config.engine === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options.pgSchema);
   return {
     engine: config.engine,
     db,
@@ -69,5 +70,7 @@ export async function migrateToLatest(storage: Storage): Promise<string[]> {
     const cause = error instanceof Error ? error.message : String(error);
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`, { cause: error });
   }
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
 }

@@ -17,7 +17,12 @@ for (const engine of ENGINES) {
     after(() => storage.drop());
 
     const newWorkspace = (slug: string) =>
-      repos.workspaces.create({ slug, name: slug, features: { apiKeys: true, oauthApps: true }, rateLimits: {} });
+      repos.workspaces.create({
+        slug,
+        name: slug,
+        features: { apiKeys: true, oauthApps: true },
+        rateLimits: {},
+      });
 
     it('workspaces: create, find, patch, list; a duplicate slug is a conflict', async () => {
       const ws = await newWorkspace('acme');
@@ -77,13 +82,21 @@ for (const engine of ENGINES) {
         listed?.models.map((m) => m.vendorModelId),
         ['gpt-b', 'gpt-a'],
       );
-      assert.deepEqual(listed?.models[1]?.pricing, { inputPer1MUsd: 1, outputPer1MUsd: 2, cacheReadPer1MUsd: 0.5 });
+      assert.deepEqual(listed?.models[1]?.pricing, {
+        inputPer1MUsd: 1,
+        outputPer1MUsd: 2,
+        cacheReadPer1MUsd: 0.5,
+      });
       assert.equal(box.open(listed?.apiKeySealed ?? ''), 'sk-secret');
       await assert.rejects(
         repos.workspaceProviders.create({ ...created, isDefault: false, models: created.models.slice(1) }),
         ConflictError,
       );
-      assert.equal((await repos.workspaceProviders.listByWorkspace(ws.id)).length, 1, 'the failed insert left nothing');
+      assert.equal(
+        (await repos.workspaceProviders.listByWorkspace(ws.id)).length,
+        1,
+        'the failed insert left nothing',
+      );
     });
 
     it('agents and tools: create, find, delete; slugs and names are unique per workspace', async () => {
@@ -132,7 +145,9 @@ for (const engine of ENGINES) {
           ],
         },
       ]);
-      await repos.runEvents.append([{ runId: run.id, events: [{ seq: 3, type: 'result', data: { text: 'hello' } }] }]);
+      await repos.runEvents.append([
+        { runId: run.id, events: [{ seq: 3, type: 'result', data: { text: 'hello' } }] },
+      ]);
       assert.deepEqual(
         (await repos.runEvents.readAfter(run.id, 1)).map((e) => e.seq),
         [2, 3],

@@ -7,7 +7,8 @@ import type { StorageConfig } from '../../src/config.ts';
 import { migrateToLatest, openStorage, type Engine, type Storage } from '../../src/storage/database.ts';
 
 /** PostgreSQL used by `npm run test:scale` (this machine's server by default). */
-export const TEST_POSTGRES_URL = process.env.AGENT_RUNS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_POSTGRES_URL =
+  process.env.AGENT_RUNS_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.AGENT_RUNS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** `npm test` runs on embedded SQLite only; `npm run test:scale` adds PostgreSQL to every storage suite. */

@@ -11,7 +11,11 @@ export interface TestServer {
   adminToken: string;
   service: Service;
   /** fetch against the server with JSON in and out. */
-  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   /** An admin API call with the admin token. */
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
   close(): Promise<void>;
@@ -57,7 +61,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       method,
       headers,
       ...(requestOptions.body !== undefined && {
-        body: typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body),
+        body:
+          typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body),
       }),
     });
     const text = await response.text();

@@ -10,9 +10,10 @@ export function adminAuth(options: { token: string }): preHandlerAsyncHookHandle
   return async function adminAuthHook(request: FastifyRequest, reply: FastifyReply) {
     const presented = credentialFrom(request.headers);
     if (presented === undefined) {
-      return reply
-        .status(401)
-        .send({ error: 'unauthorized', message: 'missing admin token: send Authorization: Bearer <AGENT_RUNS_ADMIN_TOKEN>' });
+      return reply.status(401).send({
+        error: 'unauthorized',
+        message: 'missing admin token: send Authorization: Bearer <AGENT_RUNS_ADMIN_TOKEN>',
+      });
     }
     if (!timingSafeEqual(digest(presented), expected)) {
       return reply.status(401).send({ error: 'unauthorized', message: 'invalid admin token' });

@@ -15,7 +15,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (status >= 400 && status < 500) {
-      const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
+      const code =
+        status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
       return reply.status(status).send({ error: code, message: error.message });
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -23,6 +24,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` }),
+    reply
+      .status(404)
+      .send({ error: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` }),
   );
 }

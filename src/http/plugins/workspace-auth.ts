@@ -36,7 +36,12 @@ export function workspaceAuth(options: WorkspaceAuthOptions): preHandlerAsyncHoo
       const exists = (await options.workspaces.findBySlug(workspaceSlug)) !== undefined;
       return reply.status(404).send(
         exists
-          ? { error: 'Workspace path mismatch', code: 'not_found', message: `the credential is not valid for workspace '${workspaceSlug}'`, hint }
+          ? {
+              error: 'Workspace path mismatch',
+              code: 'not_found',
+              message: `the credential is not valid for workspace '${workspaceSlug}'`,
+              hint,
+            }
           : { error: 'not_found', message: `workspace '${workspaceSlug}' not found`, hint },
       );
     }
@@ -47,16 +52,20 @@ export function workspaceAuth(options: WorkspaceAuthOptions): preHandlerAsyncHoo
 function sendAuthFailure(reply: FastifyReply, failure: AuthFailure, credential: string | undefined) {
   switch (failure.reason) {
     case 'missing':
-      return reply
-        .status(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ error: 'Unauthorized', message: 'missing credential: send Authorization: Bearer <key> or X-API-Key: <key>' });
+      return reply.status(401).header('www-authenticate', 'Bearer').send({
+        error: 'Unauthorized',
+        message: 'missing credential: send Authorization: Bearer <key> or X-API-Key: <key>',
+      });
     case 'invalid': {
       const what = credential?.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) ? 'access token' : 'API key';
       return reply
         .status(401)
         .header('www-authenticate', 'Bearer error="invalid_token"')
-        .send({ error: `Invalid ${what}`, code: 'unauthorized', message: `the ${what} is unknown, expired or revoked` });
+        .send({
+          error: `Invalid ${what}`,
+          code: 'unauthorized',
+          message: `the ${what} is unknown, expired or revoked`,
+        });
     }
     case 'wrong_usage':
       return reply.status(403).send({

@@ -10,7 +10,9 @@ export function healthRoutes(app: FastifyInstance, { storage }: AppResources): v
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return reply.status(503).send({ status: 'unavailable', error: 'storage_unavailable', message: 'database not reachable' });
+      return reply
+        .status(503)
+        .send({ status: 'unavailable', error: 'storage_unavailable', message: 'database not reachable' });
     }
   });
 }

@@ -3,7 +3,12 @@ import { SLUG_PATTERN } from '../../domain/slug.ts';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_]{1,64}$/;
 
-export const slugSchema = z.string().regex(SLUG_PATTERN, 'must be 1-64 lowercase letters, digits or dashes, not starting or ending with a dash');
+export const slugSchema = z
+  .string()
+  .regex(
+    SLUG_PATTERN,
+    'must be 1-64 lowercase letters, digits or dashes, not starting or ending with a dash',
+  );
 export const toolNameSchema = z.string().regex(TOOL_NAME_PATTERN, 'must match ^[a-zA-Z0-9_]{1,64}$');
 export const httpUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 export const httpsUrlSchema = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
@@ -21,6 +26,8 @@ export const jsonObjectSchema = z.custom<Record<string, unknown>>(
 );
 
 export const reasoningLevelSchema = z.union([
-  z.enum(['off', 'low', 'medium', 'high'], { error: 'must be off, low, medium, high or an integer from 0 to 100' }),
+  z.enum(['off', 'low', 'medium', 'high'], {
+    error: 'must be off, low, medium, high or an integer from 0 to 100',
+  }),
   z.number().int('must be an integer from 0 to 100').min(0).max(100),
 ]);

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { DEFAULT_API_BY_PROVIDER, PROVIDER_APIS, PROVIDER_ID_PATTERN, type ProviderApi } from '../../domain/model.ts';
+import {
+  DEFAULT_API_BY_PROVIDER,
+  PROVIDER_APIS,
+  PROVIDER_ID_PATTERN,
+  type ProviderApi,
+} from '../../domain/model.ts';
 import { InvalidRequestError } from '../../domain/errors.ts';
 import { httpUrlSchema } from './common.ts';
 
@@ -18,7 +23,9 @@ export const modelFieldsSchema = {
 
 /** Fields shared by platform offerings and workspace providers: who serves the model and over which protocol. */
 export const connectionFieldsSchema = {
-  provider: z.string().regex(PROVIDER_ID_PATTERN, 'must be a lowercase provider id such as openai or my-vllm'),
+  provider: z
+    .string()
+    .regex(PROVIDER_ID_PATTERN, 'must be a lowercase provider id such as openai or my-vllm'),
   api: z.enum(PROVIDER_APIS, { error: `must be one of ${PROVIDER_APIS.join(', ')}` }).optional(),
   baseUrl: httpUrlSchema.optional(),
   apiKey: z.string().min(1).max(8192).optional(),

@@ -153,7 +153,11 @@ export const foundation: Migration = {
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .addColumn('ended_at', 'text')
       .execute();
-    await db.schema.createIndex('runs_workspace_created').on('runs').columns(['workspace_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('runs_workspace_created')
+      .on('runs')
+      .columns(['workspace_id', 'created_at'])
+      .execute();
 
     await db.schema
       .createTable('run_events')

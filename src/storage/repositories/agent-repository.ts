@@ -33,7 +33,8 @@ export class AgentRepository {
     try {
       await this.#db.insertInto('agents').values(row).execute();
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError(`an agent with slug '${input.slug}' already exists`);
+      if (isUniqueViolation(error))
+        throw new ConflictError(`an agent with slug '${input.slug}' already exists`);
       throw error;
     }
     return toAgent(row);

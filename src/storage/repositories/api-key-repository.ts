@@ -42,7 +42,11 @@ export class ApiKeyRepository {
 
   /** The key with this hash and its workspace, revoked or not: the caller decides what a revoked key means. */
   async findByHash(keyHash: string): Promise<{ apiKey: ApiKey; workspace: Workspace } | undefined> {
-    const row = await this.#db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', keyHash)
+      .executeTakeFirst();
     if (!row) return undefined;
     const workspace = await new WorkspaceRepository(this.#db).findById(row.workspace_id);
     return workspace && { apiKey: toApiKey(row), workspace };

@@ -44,7 +44,12 @@ export class OfferingRepository {
   }
 
   async list(): Promise<Offering[]> {
-    const rows = await this.#db.selectFrom('offerings').selectAll().orderBy('created_at').orderBy('id').execute();
+    const rows = await this.#db
+      .selectFrom('offerings')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(toOffering);
   }
 

@@ -50,6 +50,10 @@ export class RunEventRepository {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({ seq: row.seq, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
+    return rows.map((row) => ({
+      seq: row.seq,
+      type: row.type,
+      data: JSON.parse(row.data) as Record<string, unknown>,
+    }));
   }
 }

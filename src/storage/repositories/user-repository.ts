@@ -12,7 +12,12 @@ export class UserRepository {
     this.#db = db;
   }
 
-  async create(input: { workspaceId: string; email: string; passwordHash: string; name: string | null }): Promise<User> {
+  async create(input: {
+    workspaceId: string;
+    email: string;
+    passwordHash: string;
+    name: string | null;
+  }): Promise<User> {
     const row: UsersTable = {
       id: newId('user'),
       workspace_id: input.workspaceId,
@@ -24,7 +29,8 @@ export class UserRepository {
     try {
       await this.#db.insertInto('users').values(row).execute();
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError(`a user with email '${row.email}' already exists`);
+      if (isUniqueViolation(error))
+        throw new ConflictError(`a user with email '${row.email}' already exists`);
       throw error;
     }
     return toUser(row);
@@ -42,7 +48,10 @@ export class UserRepository {
   }
 
   /** The user and their password hash, for sign-in. */
-  async findCredentials(workspaceId: string, email: string): Promise<{ user: User; passwordHash: string } | undefined> {
+  async findCredentials(
+    workspaceId: string,
+    email: string,
+  ): Promise<{ user: User; passwordHash: string } | undefined> {
     const row = await this.#db
       .selectFrom('users')
       .selectAll()
@@ -63,5 +72,11 @@ export class UserRepository {
 }
 
 function toUser(row: Selectable<UsersTable>): User {
-  return { id: row.id, workspaceId: row.workspace_id, email: row.email, name: row.name, createdAt: row.created_at };
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    email: row.email,
+    name: row.name,
+    createdAt: row.created_at,
+  };
 }

@@ -75,7 +75,12 @@ export class WorkspaceProviderRepository {
       .where('workspace_id', '=', workspaceId)
       .orderBy('position')
       .execute();
-    return rows.map((row) => toProvider(row, models.filter((model) => model.provider_id === row.id)));
+    return rows.map((row) =>
+      toProvider(
+        row,
+        models.filter((model) => model.provider_id === row.id),
+      ),
+    );
   }
 
   async findById(workspaceId: string, id: string): Promise<WorkspaceProvider | undefined> {

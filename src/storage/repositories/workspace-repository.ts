@@ -42,7 +42,11 @@ export class WorkspaceRepository {
   }
 
   async findBySlug(slug: string): Promise<Workspace | undefined> {
-    const row = await this.#db.selectFrom('workspaces').selectAll().where('slug', '=', slug).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('slug', '=', slug)
+      .executeTakeFirst();
     return row && toWorkspace(row);
   }
 
@@ -52,7 +56,12 @@ export class WorkspaceRepository {
   }
 
   async list(): Promise<Workspace[]> {
-    const rows = await this.#db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id').execute();
+    const rows = await this.#db
+      .selectFrom('workspaces')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(toWorkspace);
   }
 

@@ -52,7 +52,10 @@ export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppRe
 
   app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/agents/:id', async (request, reply) => {
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    notFoundUnless(await repos.agents.delete(workspace.id, request.params.id), `agent '${request.params.id}'`);
+    notFoundUnless(
+      await repos.agents.delete(workspace.id, request.params.id),
+      `agent '${request.params.id}'`,
+    );
     return reply.status(204).send();
   });
 }

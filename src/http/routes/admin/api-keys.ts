@@ -44,9 +44,15 @@ export function adminApiKeyRoutes(app: FastifyInstance, { repos }: AppResources)
     return { apiKeys: await repos.apiKeys.listByWorkspace(workspace.id) };
   });
 
-  app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/api-keys/:id', async (request, reply) => {
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    notFoundUnless(await repos.apiKeys.revoke(workspace.id, request.params.id), `active API key '${request.params.id}'`);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: Params & { id: string } }>(
+    '/workspaces/:slug/api-keys/:id',
+    async (request, reply) => {
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      notFoundUnless(
+        await repos.apiKeys.revoke(workspace.id, request.params.id),
+        `active API key '${request.params.id}'`,
+      );
+      return reply.status(204).send();
+    },
+  );
 }

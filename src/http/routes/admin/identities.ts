@@ -65,9 +65,15 @@ export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResource
     return { oauthApps: apps.map((oauthApp) => ({ clientId: oauthApp.id, ...oauthApp })) };
   });
 
-  app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/oauth-apps/:id', async (request, reply) => {
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    notFoundUnless(await repos.oauthApps.delete(workspace.id, request.params.id), `OAuth app '${request.params.id}'`);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: Params & { id: string } }>(
+    '/workspaces/:slug/oauth-apps/:id',
+    async (request, reply) => {
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      notFoundUnless(
+        await repos.oauthApps.delete(workspace.id, request.params.id),
+        `OAuth app '${request.params.id}'`,
+      );
+      return reply.status(204).send();
+    },
+  );
 }

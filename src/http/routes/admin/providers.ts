@@ -56,9 +56,15 @@ export function adminProviderRoutes(app: FastifyInstance, { repos, secretBox }: 
     return { providers: (await repos.workspaceProviders.listByWorkspace(workspace.id)).map(providerView) };
   });
 
-  app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/providers/:id', async (request, reply) => {
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    notFoundUnless(await repos.workspaceProviders.delete(workspace.id, request.params.id), `provider '${request.params.id}'`);
-    return reply.status(204).send();
-  });
+  app.delete<{ Params: Params & { id: string } }>(
+    '/workspaces/:slug/providers/:id',
+    async (request, reply) => {
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      notFoundUnless(
+        await repos.workspaceProviders.delete(workspace.id, request.params.id),
+        `provider '${request.params.id}'`,
+      );
+      return reply.status(204).send();
+    },
+  );
 }

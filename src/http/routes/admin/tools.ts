@@ -37,13 +37,19 @@ export function adminToolRoutes(app: FastifyInstance, { repos }: AppResources): 
     // Header values often carry credentials: list their names only.
     const tools = await repos.workspaceTools.listByWorkspace(workspace.id);
     return {
-      tools: tools.map((tool) => ({ ...tool, http: { ...tool.http, headers: Object.keys(tool.http.headers) } })),
+      tools: tools.map((tool) => ({
+        ...tool,
+        http: { ...tool.http, headers: Object.keys(tool.http.headers) },
+      })),
     };
   });
 
   app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/tools/:id', async (request, reply) => {
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    notFoundUnless(await repos.workspaceTools.delete(workspace.id, request.params.id), `tool '${request.params.id}'`);
+    notFoundUnless(
+      await repos.workspaceTools.delete(workspace.id, request.params.id),
+      `tool '${request.params.id}'`,
+    );
     return reply.status(204).send();
   });
 }

@@ -49,8 +49,12 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos }: AppResourc
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     return repos.workspaces.update(workspace.id, {
       ...(body.name !== undefined && { name: body.name }),
-      ...(body.features !== undefined && { features: { ...workspace.features, ...withoutUndefined(body.features) } }),
-      ...(body.rateLimits !== undefined && { rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) } }),
+      ...(body.features !== undefined && {
+        features: { ...workspace.features, ...withoutUndefined(body.features) },
+      }),
+      ...(body.rateLimits !== undefined && {
+        rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) },
+      }),
     });
   });
 

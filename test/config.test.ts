@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assertRoleRequirements, ConfigError, loadConfig } from '../src/config.ts';
+
+describe('configuration from the environment', () => {
+  it('defaults match the operator contract', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.deepEqual(config.storage, {
+      engine: 'sqlite',
+      path: './data/agent-runs.db',
+      url: 'sqlite:./data/agent-runs.db',
+    });
+    assert.equal(config.role, 'all');
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.adminToken, undefined);
+  });
+
+  it('reads every variable of the contract', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u@127.0.0.1:5432/db',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      AGENT_RUNS_ROLE: 'worker',
+      AGENT_RUNS_ADMIN_TOKEN: 'a'.repeat(20),
+      AGENT_RUNS_PUBLIC_URL: 'https://runs.example.test/',
+      AGENT_RUNS_SECRET: 's'.repeat(32),
+      OPENAI_API_KEY: 'sk-1',
+      ANTHROPIC_API_KEY: 'sk-2',
+      GOOGLE_GENERATIVE_AI_API_KEY: 'g-3',
+    });
+    assert.equal(config.port, 0);
+    assert.equal(config.storage.engine, 'postgres');
+    assert.equal(config.publicUrl, 'https://runs.example.test');
+    assert.deepEqual(config.providerKeys, { openai: 'sk-1', anthropic: 'sk-2', google: 'g-3' });
+    assertRoleRequirements(config);
+  });
+
+  it('names every bad value in one clear error', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          PORT: '70000',
+          DATABASE_URL: 'mysql://x',
+          AGENT_RUNS_ROLE: 'both',
+          REDIS_URL: 'http://x',
+          AGENT_RUNS_SECRET: 'short',
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        for (const name of ['PORT', 'DATABASE_URL', 'AGENT_RUNS_ROLE', 'REDIS_URL', 'AGENT_RUNS_SECRET']) {
+          assert.match(error.message, new RegExp(`${name}:`));
+        }
+        return true;
+      },
+    );
+  });
+
+  it('an empty variable counts as unset', () => {
+    assert.equal(loadConfig({ PORT: '', REDIS_URL: '' }).port, 8080);
+  });
+
+  it('api and worker roles need Redis and PostgreSQL', () => {
+    assert.throws(() => assertRoleRequirements(loadConfig({ AGENT_RUNS_ROLE: 'api' })), /REDIS_URL/);
+    assert.throws(
+      () =>
+        assertRoleRequirements(
+          loadConfig({ AGENT_RUNS_ROLE: 'worker', REDIS_URL: 'redis://127.0.0.1:6379' }),
+        ),
+      /postgres/,
+    );
+  });
+});
