@@ -13,7 +13,9 @@ if (process.features.typescript) {
   await import(entry);
 } else {
   const pinned = pinnedNode();
-  const [node, flags] = pinned ? [pinned, []] : [process.execPath, ['--experimental-strip-types', '--no-warnings']];
+  const [node, flags] = pinned
+    ? [pinned, []]
+    : [process.execPath, ['--experimental-strip-types', '--no-warnings']];
   const child = spawn(node, [...flags, entry, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));

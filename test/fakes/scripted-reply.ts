@@ -35,7 +35,7 @@ export interface ScriptedTurn {
   firstChunkDelayMs?: number;
   /** Delay between consecutive SSE events. */
   chunkIntervalMs?: number;
-  /** Destroy the socket after this many SSE events (the client sees a dropped connection). */
+  /** Cut the connection after this many SSE events (the client gets them, then a premature end of body). */
   dropAfterChunks?: number;
   /** Stop writing after this many SSE events but keep the connection open (a stalled stream). */
   stallAfterChunks?: number;
@@ -74,6 +74,7 @@ export interface FakeProviderServer {
   url: string;
   /** Every request received, in order (live array). */
   requests: RecordedRequest[];
+  /** Adds replies, used one per request; when the queue runs dry the last reply repeats (initially `ok` text). */
   enqueue(...replies: ScriptedReply[]): void;
   /** Forget queued replies and recorded requests. */
   reset(): void;
@@ -104,9 +105,10 @@ export function defaultFinishReason(turn: ScriptedTurn): NeutralFinishReason {
   return turn.finishReason ?? ((turn.toolCalls?.length ?? 0) > 0 ? 'tool_use' : 'end_turn');
 }
 
-export function usageFor(turn: ScriptedTurn, rawBody: string): ScriptedUsage {
+function usageFor(turn: ScriptedTurn, rawBody: string): ScriptedUsage {
   if (turn.usage) return turn.usage;
-  const output = [...(turn.thinking ?? []), ...(turn.text ?? [])].join('').length +
+  const output =
+    [...(turn.thinking ?? []), ...(turn.text ?? [])].join('').length +
     (turn.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call.input).length, 0);
   return { inputTokens: Math.ceil(rawBody.length / 4), outputTokens: Math.ceil(output / 4) };
 }
@@ -128,17 +130,14 @@ function flattenHeaders(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<{ rawBody: string; body: unknown }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
+  const rawBody = Buffer.concat(chunks).toString('utf8');
   try {
-    return text === '' ? undefined : JSON.parse(text);
+    return { rawBody, body: rawBody === '' ? undefined : JSON.parse(rawBody) };
   } catch {
-    return undefined;
+    return { rawBody, body: undefined };
   }
 }
 
@@ -148,12 +147,16 @@ function formatSse({ event, data }: SseEvent): string {
 }
 
 /** Starts a fake on 127.0.0.1 (random port) that answers `format.endpoint` from the reply queue. */
-export async function startScriptedServer(format: WireFormat, script: ScriptedReply[] = []): Promise<FakeProviderServer> {
+export async function startScriptedServer(
+  format: WireFormat,
+  script: ScriptedReply[] = [],
+): Promise<FakeProviderServer> {
   const queue: ScriptedReply[] = [...script];
   const requests: RecordedRequest[] = [];
   let lastReply: ScriptedReply = DEFAULT_REPLY;
   const shutdown = new AbortController();
   const waiters = new Set<() => void>();
+  const droppedResponses = new WeakSet<ServerResponse>();
 
   function nextReply(): ScriptedReply {
     const reply = queue.shift();
@@ -161,31 +164,54 @@ export async function startScriptedServer(format: WireFormat, script: ScriptedRe
     return lastReply;
   }
 
-  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  function sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }
 
-  async function streamTurn(res: ServerResponse, turn: ScriptedTurn, events: SseEvent[], signal: AbortSignal) {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  async function streamTurn(
+    res: ServerResponse,
+    turn: ScriptedTurn,
+    events: SseEvent[],
+    signal: AbortSignal,
+  ) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     res.flushHeaders();
     for (const [index, event] of events.entries()) {
-      if (index === turn.dropAfterChunks) return void res.destroy();
-      if (index === turn.stallAfterChunks) return void (await sleep(2 ** 31 - 1, undefined, { signal }));
+      if (index === turn.dropAfterChunks) return dropConnection(res);
+      if (index === turn.stallAfterChunks) return untilAborted(signal);
       const delay = index === 0 ? turn.firstChunkDelayMs : turn.chunkIntervalMs;
       if (delay) await sleep(delay, undefined, { signal });
+      if (signal.aborted) return;
       res.write(formatSse(event));
     }
     res.end();
   }
 
+  /** Half-closes after the written events are flushed, so the client gets them before the abrupt end. */
+  async function dropConnection(res: ServerResponse) {
+    droppedResponses.add(res);
+    const socket = res.socket;
+    if (socket) await new Promise<void>((resolve) => socket.end(resolve));
+    res.destroy();
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const rawBody = await readBody(req);
+    const { rawBody, body } = await readBody(req);
     const recorded: RecordedRequest = {
       method: req.method ?? '',
       path: req.url ?? '',
       headers: flattenHeaders(req),
-      body: parseJson(rawBody),
+      body,
       rawBody,
       receivedAt: Date.now(),
       closedByClient: false,
@@ -194,12 +220,12 @@ export async function startScriptedServer(format: WireFormat, script: ScriptedRe
     for (const wake of waiters) wake();
     const replyDone = new AbortController();
     res.on('close', () => {
-      if (!res.writableFinished) recorded.closedByClient = !shutdown.signal.aborted;
+      if (!res.writableFinished && !droppedResponses.has(res))
+        recorded.closedByClient = !shutdown.signal.aborted;
       replyDone.abort();
     });
     const signal = AbortSignal.any([replyDone.signal, shutdown.signal]);
 
-    const body = recorded.body;
     if (req.method !== 'POST' || new URL(recorded.path, 'http://x').pathname !== format.endpoint) {
       return sendJson(res, 404, format.errorBody(404, `No route for ${req.method} ${recorded.path}`));
     }
@@ -208,9 +234,10 @@ export async function startScriptedServer(format: WireFormat, script: ScriptedRe
     }
     const jsonBody = body as Record<string, unknown>;
     const reply = nextReply();
-    if (reply.type === 'hang') return void (await sleep(2 ** 31 - 1, undefined, { signal }));
+    if (reply.type === 'hang') return untilAborted(signal);
     if (reply.type === 'http-error') {
-      const errorBody = reply.body ?? format.errorBody(reply.status, reply.message ?? `Scripted error ${reply.status}`);
+      const errorBody =
+        reply.body ?? format.errorBody(reply.status, reply.message ?? `Scripted error ${reply.status}`);
       return sendJson(res, reply.status, errorBody, reply.headers);
     }
     const turn = { ...reply, usage: usageFor(reply, rawBody) };
@@ -220,7 +247,7 @@ export async function startScriptedServer(format: WireFormat, script: ScriptedRe
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (signalIsAbort(error)) return;
+      if (error instanceof Error && error.name === 'AbortError') return; // the reply was cut short on purpose
       if (!res.headersSent) sendJson(res, 500, format.errorBody(500, String(error)));
       else res.destroy();
     });
@@ -240,9 +267,14 @@ export async function startScriptedServer(format: WireFormat, script: ScriptedRe
     async waitForRequests(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (requests.length < count) {
-        if (Date.now() >= deadline) throw new Error(`Timed out waiting for ${count} requests (got ${requests.length})`);
+        if (Date.now() >= deadline)
+          throw new Error(`Timed out waiting for ${count} requests (got ${requests.length})`);
         await new Promise<void>((resolve) => {
-          const wake = () => (waiters.delete(wake), clearTimeout(timer), resolve());
+          const wake = () => {
+            waiters.delete(wake);
+            clearTimeout(timer);
+            resolve();
+          };
           const timer = setTimeout(wake, deadline - Date.now());
           waiters.add(wake);
         });
@@ -256,6 +288,7 @@ export async function startScriptedServer(format: WireFormat, script: ScriptedRe
   };
 }
 
-function signalIsAbort(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
