@@ -15,6 +15,8 @@ export interface Config {
   publicUrl: string | undefined;
   secret: string | undefined;
   logLevel: string;
+  /** Runs one worker process executes at once. */
+  workerConcurrency: number;
   providerKeys: { openai?: string; anthropic?: string; google?: string };
 }
 
@@ -54,6 +56,12 @@ const envSchema = z.object({
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
   AGENT_RUNS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  AGENT_RUNS_WORKER_CONCURRENCY: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a whole number from 1 to 10000')
+    .transform(Number)
+    .refine((value) => value <= 10_000, 'must be a whole number from 1 to 10000')
+    .default(256),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OPENAI_API_KEY: nonEmpty.optional(),
   ANTHROPIC_API_KEY: nonEmpty.optional(),
@@ -88,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.AGENT_RUNS_PUBLIC_URL,
     secret: e.AGENT_RUNS_SECRET,
     logLevel: e.LOG_LEVEL,
+    workerConcurrency: e.AGENT_RUNS_WORKER_CONCURRENCY,
     providerKeys,
   };
 }

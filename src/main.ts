@@ -10,6 +10,21 @@ import { resolveSecret } from './secret.ts';
 import { migrateToLatest, openStorage, type OpenStorageOptions } from './storage/database.ts';
 import { createRepositories } from './storage/repositories/index.ts';
 import { SecretBox } from './storage/secret-box.ts';
+import { EventLogWriter } from './engine/event-log-writer.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/retry-policy.ts';
+import { RunExecutor } from './engine/run-executor.ts';
+import { RunService } from './engine/run-service.ts';
+import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
+import { InProcessRunQueue } from './infra/in-process-queue.ts';
+
+const DEFAULT_HEARTBEAT_MS = 15_000;
+const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
+
+export interface EngineOptions {
+  heartbeatMs?: number;
+  retryPolicy?: RetryPolicy;
+  shutdownGraceMs?: number;
+}
 
 export interface ServiceOptions {
   logger: Logger;
@@ -18,6 +33,7 @@ export interface ServiceOptions {
   /** Build the admin routes even without AGENT_RUNS_ADMIN_TOKEN, under a random token (the in-process CLI). */
   internalAdmin?: boolean;
   storage?: OpenStorageOptions;
+  engine?: EngineOptions;
 }
 
 export interface Service {
@@ -49,13 +65,63 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     });
     const adminToken =
       config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
-    const resources: AppResources = { config, storage, repos, catalog, secretBox, adminToken };
+
+    const shutdown = new AbortController();
+    const bus = new InProcessRunEventBus();
+    const signals = new InProcessRunSignals();
+    const queue = new InProcessRunQueue({ concurrency: config.workerConcurrency });
+    const writer = new EventLogWriter(repos.runEvents, bus);
+    const runService = new RunService({
+      runs: repos.runs,
+      agents: repos.agents,
+      catalog,
+      queue,
+      signals,
+      writer,
+      logger: options.logger,
+    });
+    if (config.role !== 'api' && !options.internalAdmin) {
+      const executor = new RunExecutor({
+        shutdown: shutdown.signal,
+        runs: repos.runs,
+        events: repos.runEvents,
+        writer,
+        signals,
+        catalog,
+        retryPolicy: options.engine?.retryPolicy ?? DEFAULT_RETRY_POLICY,
+        logger: options.logger,
+      });
+      queue.consume((job) => executor.execute(job));
+      // Embedded mode keeps its queue in memory: runs a stop left unfinished are picked up again.
+      for (const runId of await repos.runs.listUnfinishedIds(10_000)) await queue.enqueue({ runId });
+    }
+
+    const resources: AppResources = {
+      config,
+      storage,
+      repos,
+      catalog,
+      secretBox,
+      adminToken,
+      engine: {
+        runs: runService,
+        events: repos.runEvents,
+        bus,
+        heartbeatMs: options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      },
+    };
     const app = await buildApp(resources, { logger: options.logger });
     return {
       app,
       resources,
       close: async () => {
+        // Stop accepting requests and close streams; give runs in progress a grace period, then
+        // stop them where they are (a restart picks them up); flush the log; close storage.
         await app.close();
+        const grace = setTimeout(() => shutdown.abort(), options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+        await queue.close();
+        clearTimeout(grace);
+        await writer.durable();
         await storage.close();
       },
     };

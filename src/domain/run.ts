@@ -1,3 +1,5 @@
+import type { ModelInfo, TokenUsage } from './usage.ts';
+
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
@@ -18,6 +20,24 @@ export interface RunEvent {
   data: Record<string, unknown>;
 }
 
+/** An event as stored and streamed: `data` serialized once, shared by the log and every SSE subscriber. */
+export interface SerializedRunEvent {
+  seq: number;
+  type: string;
+  dataJson: string;
+}
+
+/** What a terminal event records on the run row, in the same transaction as the event. */
+export interface RunOutcome {
+  status: RunStatus;
+  finalText: string | null;
+  error: string | null;
+  failureReason: Record<string, unknown> | null;
+  tokens: TokenUsage;
+  turns: number;
+  model: ModelInfo;
+}
+
 export interface Run {
   id: string;
   workspaceId: string;
@@ -30,10 +50,10 @@ export interface Run {
   finalText: string | null;
   error: string | null;
   failureReason: Record<string, unknown> | null;
-  tokens: Record<string, number> | null;
+  tokens: TokenUsage | null;
   turns: number | null;
-  model: Record<string, unknown> | null;
-  lastSeq: number;
+  model: ModelInfo | null;
+  cancelRequestedAt: string | null;
   createdAt: string;
   updatedAt: string;
   endedAt: string | null;

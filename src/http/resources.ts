@@ -1,4 +1,6 @@
 import type { Config } from '../config.ts';
+import type { EventStore, RunEventBus } from '../engine/ports.ts';
+import type { RunService } from '../engine/run-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Repositories } from '../storage/repositories/index.ts';
@@ -11,6 +13,13 @@ export interface AppResources {
   repos: Repositories;
   catalog: ModelCatalog;
   secretBox: SecretBox;
+  engine: {
+    runs: RunService;
+    events: EventStore;
+    bus: RunEventBus;
+    /** Idle SSE connections get a comment line this often. */
+    heartbeatMs: number;
+  };
   /** Admin token that the in-process CLI uses when the operator set none. */
   adminToken: string | undefined;
 }

@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 /**
  * Row shapes as stored. JSON columns are text (one query codebase for SQLite
  * and PostgreSQL); booleans are integers 0/1; timestamps are ISO 8601 text.
@@ -123,7 +121,7 @@ export interface RunsTable {
   tokens: string | null;
   turns: number | null;
   model: string | null;
-  last_seq: Generated<number>;
+  cancel_requested_at: string | null;
   created_at: string;
   updated_at: string;
   ended_at: string | null;
@@ -135,6 +133,18 @@ export interface RunEventsTable {
   type: string;
   data: string;
   created_at: string;
+}
+
+export interface RunFeedbackTable {
+  id: string;
+  workspace_id: string;
+  run_id: string;
+  verdict: string;
+  explanation: string | null;
+  content_snapshot: string | null;
+  author_api_key_id: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface Database {
@@ -149,4 +159,5 @@ export interface Database {
   oauth_apps: OauthAppsTable;
   runs: RunsTable;
   run_events: RunEventsTable;
+  run_feedback: RunFeedbackTable;
 }

@@ -126,7 +126,7 @@ for (const engine of ENGINES) {
       assert.equal(await repos.agents.findById(ws.id, agent.id), undefined);
     });
 
-    it('runs and the event log: batches commit whole, reads resume after a seq, a repeated seq is refused', async () => {
+    it('runs and the event log: batches commit whole with the outcome, reads resume after a seq, a repeated seq is refused', async () => {
       const ws = await newWorkspace('runs');
       const run = await repos.runs.create({
         workspaceId: ws.id,
@@ -136,39 +136,21 @@ for (const engine of ENGINES) {
         spec: { systemPrompt: 's' },
         metadata: { a: 'b' },
       });
+      const event = (seq: number, type: string, data: unknown) => ({ seq, type, dataJson: JSON.stringify(data) });
       await repos.runEvents.append([
-        {
-          runId: run.id,
-          events: [
-            { seq: 1, type: 'assistant_delta', data: { text: 'he' } },
-            { seq: 2, type: 'assistant_delta', data: { text: 'llo' } },
-          ],
-        },
+        { runId: run.id, events: [event(1, 'assistant_delta', { text: 'he' }), event(2, 'assistant_delta', { text: 'llo' })] },
       ]);
-      await repos.runEvents.append([
-        { runId: run.id, events: [{ seq: 3, type: 'result', data: { text: 'hello' } }] },
-      ]);
-      assert.deepEqual(
-        (await repos.runEvents.readAfter(run.id, 1)).map((e) => e.seq),
-        [2, 3],
-      );
+      assert.equal(await repos.runEvents.lastSeq(run.id), 2);
       await assert.rejects(
         repos.runEvents.append([
-          {
-            runId: run.id,
-            events: [
-              { seq: 4, type: 'assistant_delta', data: { text: 'x' } },
-              { seq: 3, type: 'assistant_delta', data: { text: 'dup' } },
-            ],
-          },
+          { runId: run.id, events: [event(3, 'assistant_delta', { text: 'x' }), event(2, 'assistant_delta', { text: 'dup' })] },
         ]),
       );
       assert.deepEqual(
         (await repos.runEvents.readAfter(run.id, 0)).map((e) => e.seq),
-        [1, 2, 3],
+        [1, 2],
         'the failed batch wrote nothing',
       );
-      assert.equal((await repos.runs.findById(ws.id, run.id))?.lastSeq, 3);
       const outcome = {
         status: 'succeeded' as const,
         finalText: 'hello',
@@ -178,11 +160,16 @@ for (const engine of ENGINES) {
         turns: 1,
         model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
       };
-      assert.equal(await repos.runs.finish(run.id, outcome), true);
-      assert.equal(await repos.runs.finish(run.id, { ...outcome, finalText: 'other' }), false);
+      await repos.runEvents.append([{ runId: run.id, events: [event(3, 'result', { text: 'hello' })], outcome }]);
+      const [last] = await repos.runEvents.readAfter(run.id, 2);
+      assert.deepEqual(last, { seq: 3, type: 'result', dataJson: '{"text":"hello"}' });
       const stored = await repos.runs.findById(ws.id, run.id);
+      assert.equal(stored?.status, 'succeeded');
       assert.equal(stored?.finalText, 'hello');
+      assert.deepEqual(stored?.tokens, outcome.tokens);
+      assert.ok(stored?.endedAt);
       assert.deepEqual(stored?.metadata, { a: 'b' });
+      assert.equal(await repos.runs.setStatus(run.id, 'running'), false, 'an ended run keeps its status');
     });
 
     it('deleting a workspace removes what belongs to it', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
-import { createService, type Service } from '../../src/main.ts';
+import { createService, type EngineOptions, type Service } from '../../src/main.ts';
 import { createTestDatabase } from './engines.ts';
 import type { Engine } from '../../src/storage/database.ts';
 
@@ -28,15 +28,17 @@ export interface TestResponse {
 }
 
 export interface TestServerOptions {
-  engine?: Engine;
+  /** Storage engine of the fresh database (SQLite by default). */
+  storageEngine?: Engine;
   /** Extra environment for loadConfig (provider keys, …). */
   env?: Record<string, string>;
   dev?: boolean;
+  engine?: EngineOptions;
 }
 
 /** The real service on port 0 over a fresh database, spoken to over HTTP like a client. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = await createTestDatabase(options.engine ?? 'sqlite');
+  const database = await createTestDatabase(options.storageEngine ?? 'sqlite');
   const adminToken = randomBytes(24).toString('base64url');
   const config = loadConfig({
     PORT: '0',
@@ -48,6 +50,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const service = await createService(config, {
     logger: pino({ level: 'silent' }),
     dev: options.dev ?? false,
+    ...(options.engine && { engine: options.engine }),
     ...(database.pgSchema ? { storage: { pgSchema: database.pgSchema } } : {}),
   });
   await service.app.listen({ port: 0, host: '127.0.0.1' });

@@ -148,7 +148,7 @@ export const foundation: Migration = {
       .addColumn('tokens', 'text')
       .addColumn('turns', 'integer')
       .addColumn('model', 'text')
-      .addColumn('last_seq', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('cancel_requested_at', 'text')
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .addColumn('ended_at', 'text')
@@ -168,10 +168,31 @@ export const foundation: Migration = {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'seq'])
       .execute();
+
+    await db.schema
+      .createTable('run_feedback')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+      .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
+      .addColumn('verdict', 'text', (c) => c.notNull())
+      .addColumn('explanation', 'text')
+      .addColumn('content_snapshot', 'text')
+      .addColumn('author_api_key_id', 'text')
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      // One verdict per (workspace, run): a repeat call updates it.
+      .addUniqueConstraint('run_feedback_workspace_run', ['workspace_id', 'run_id'])
+      .execute();
+    await db.schema
+      .createIndex('run_feedback_workspace_updated')
+      .on('run_feedback')
+      .columns(['workspace_id', 'updated_at'])
+      .execute();
   },
 
   async down(db: Kysely<unknown>) {
     for (const table of [
+      'run_feedback',
       'run_events',
       'runs',
       'oauth_apps',

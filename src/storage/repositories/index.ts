@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { AgentRepository } from './agent-repository.ts';
 import { ApiKeyRepository } from './api-key-repository.ts';
+import { FeedbackRepository } from './feedback-repository.ts';
 import { OauthAppRepository } from './oauth-app-repository.ts';
 import { OfferingRepository } from './offering-repository.ts';
 import { RunEventRepository } from './run-event-repository.ts';
@@ -22,6 +23,7 @@ export interface Repositories {
   oauthApps: OauthAppRepository;
   runs: RunRepository;
   runEvents: RunEventRepository;
+  feedback: FeedbackRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -36,5 +38,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     oauthApps: new OauthAppRepository(db),
     runs: new RunRepository(db),
     runEvents: new RunEventRepository(db),
+    feedback: new FeedbackRepository(db),
   };
 }

@@ -1,26 +1,18 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
 import type { Run, RunStatus } from '../../domain/run.ts';
+import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, RunsTable } from '../schema.ts';
 
 export interface NewRun {
+  id?: string;
   workspaceId: string;
   agentId: string | null;
   sessionId: string | null;
   apiKeyId: string | null;
   spec: Record<string, unknown>;
   metadata: Record<string, string>;
-}
-
-export interface RunOutcome {
-  status: RunStatus;
-  finalText: string | null;
-  error: string | null;
-  failureReason: Record<string, unknown> | null;
-  tokens: Record<string, number>;
-  turns: number;
-  model: Record<string, unknown>;
 }
 
 export class RunRepository {
@@ -32,7 +24,7 @@ export class RunRepository {
   async create(input: NewRun): Promise<Run> {
     const now = nowIso();
     const row = {
-      id: newId('run'),
+      id: input.id ?? newId('run'),
       workspace_id: input.workspaceId,
       agent_id: input.agentId,
       session_id: input.sessionId,
@@ -46,7 +38,7 @@ export class RunRepository {
       tokens: null,
       turns: null,
       model: null,
-      last_seq: 0,
+      cancel_requested_at: null,
       created_at: now,
       updated_at: now,
       ended_at: null,
@@ -65,30 +57,44 @@ export class RunRepository {
     return row && toRun(row);
   }
 
-  async setStatus(id: string, status: RunStatus): Promise<void> {
-    await this.#db.updateTable('runs').set({ status, updated_at: nowIso() }).where('id', '=', id).execute();
+  /** For the worker, which knows runs by id only. */
+  async findByIdAnyWorkspace(id: string): Promise<Run | undefined> {
+    const row = await this.#db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toRun(row);
   }
 
-  /** Records the terminal outcome once; a second call for an ended run changes nothing. */
-  async finish(id: string, outcome: RunOutcome): Promise<boolean> {
-    const now = nowIso();
+  /** Moves a run that has not ended to `status`; false when it had already ended. */
+  async setStatus(id: string, status: RunStatus): Promise<boolean> {
     const result = await this.#db
       .updateTable('runs')
-      .set({
-        status: outcome.status,
-        final_text: outcome.finalText,
-        error: outcome.error,
-        failure_reason: outcome.failureReason && toJson(outcome.failureReason),
-        tokens: toJson(outcome.tokens),
-        turns: outcome.turns,
-        model: toJson(outcome.model),
-        updated_at: now,
-        ended_at: now,
-      })
+      .set({ status, updated_at: nowIso() })
       .where('id', '=', id)
       .where('ended_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Runs that have not ended, oldest first: what a restarted embedded service picks up again. */
+  async listUnfinishedIds(limit: number): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('runs')
+      .select('id')
+      .where('ended_at', 'is', null)
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /** Records a cancellation request (the stored flag); the first request's time is kept. */
+  async requestCancel(id: string): Promise<void> {
+    await this.#db
+      .updateTable('runs')
+      .set({ cancel_requested_at: nowIso() })
+      .where('id', '=', id)
+      .where('cancel_requested_at', 'is', null)
+      .where('ended_at', 'is', null)
+      .execute();
   }
 }
 
@@ -105,10 +111,10 @@ function toRun(row: Selectable<RunsTable>): Run {
     finalText: row.final_text,
     error: row.error,
     failureReason: fromNullableJson<Record<string, unknown>>(row.failure_reason),
-    tokens: fromNullableJson<Record<string, number>>(row.tokens),
+    tokens: fromNullableJson<TokenUsage>(row.tokens),
     turns: row.turns,
-    model: fromNullableJson<Record<string, unknown>>(row.model),
-    lastSeq: row.last_seq,
+    model: fromNullableJson<ModelInfo>(row.model),
+    cancelRequestedAt: row.cancel_requested_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     endedAt: row.ended_at,

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { workspaceAuth } from '../../plugins/workspace-auth.ts';
 import type { AppResources } from '../../resources.ts';
+import { feedbackRoutes } from './feedback.ts';
 import { modelRoutes } from './models.ts';
+import { runRoutes } from './runs.ts';
 
 /** Every route under `/api/v1/workspaces/:workspaceSlug`, behind the credential check. */
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
   const { repos } = options.resources;
   app.decorateRequest('principal', null);
   app.addHook('preHandler', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
-  for (const register of [modelRoutes]) register(app, options.resources);
+  for (const register of [modelRoutes, runRoutes, feedbackRoutes]) register(app, options.resources);
 }

@@ -1,0 +1,57 @@
+import type { ReasoningLevelInput, ToolRef } from './agent.ts';
+
+export type InlineAttachment = { type: 'input_file'; mimeType: string; filename: string; data: string };
+export type UrlAttachment = { type: 'input_file_url'; url: string; mimeType?: string; filename?: string };
+export type Attachment = InlineAttachment | UrlAttachment;
+
+export interface InputMessage {
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  attachments?: Attachment[];
+}
+
+/** The validated body of run creation (agent spec plus prompt or messages), as the HTTP edge hands it over. */
+export interface RunRequest {
+  name?: string;
+  agentId?: string;
+  systemPrompt?: string;
+  modelId?: string;
+  reasoningLevel?: ReasoningLevelInput;
+  tools?: ToolRef[];
+  budgets?: { maxToolTurns?: number };
+  outputSchema?: Record<string, unknown>;
+  loopDetection?: false | Record<string, unknown>;
+  toolBudgets?: Record<string, { maxCalls: number }>;
+  supervisor?: boolean | Record<string, unknown>;
+  plan?: boolean | string | Record<string, unknown>;
+  metadata?: Record<string, string>;
+  prompt?: string;
+  messages?: InputMessage[];
+  localToolTimeoutMs?: number;
+}
+
+/** The model a run was resolved to at creation; the worker resolves `ref` again to reach it. */
+export interface RunModel {
+  /** `platform:<offeringId>` or `provider:<id>:<vendorModelId>`. */
+  ref: string;
+  id: string;
+  provider: string;
+  vendorModelId: string;
+}
+
+/**
+ * What a run executes, stored with it: the request as sent (for observability)
+ * plus what creation resolved (the effective prompt, model, reasoning level and tools).
+ */
+export interface RunSpec extends RunRequest {
+  effective: {
+    systemPrompt: string;
+    model: RunModel;
+    /** 0-100, or null when neither the request nor the agent asked for a level. */
+    reasoningLevel: number | null;
+    tools: ToolRef[];
+    localToolTimeoutMs: number;
+  };
+}
+
+export const DEFAULT_LOCAL_TOOL_TIMEOUT_MS = 5 * 60 * 1000;

@@ -1,0 +1,23 @@
+/** Abort reason when the run was cancelled by a client. */
+export class RunCancelled extends Error {
+  override name = 'RunCancelled';
+  constructor() {
+    super('run cancelled');
+  }
+}
+
+/** Abort reason when the event log could not be written: the run cannot go on. */
+export class EventLogFailure extends Error {
+  override name = 'EventLogFailure';
+  constructor(cause: unknown) {
+    super(`event log write failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Abort reason when the process stops: the run is left unfinished for a restart to pick up. */
+export class ServiceShutdown extends Error {
+  override name = 'ServiceShutdown';
+  constructor() {
+    super('service shutting down');
+  }
+}

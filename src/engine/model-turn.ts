@@ -1,0 +1,114 @@
+import { streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { canonicalFinishReason } from '../providers/finish-reason.ts';
+import { classifyProviderError, type ProviderFailure } from '../providers/error-classification.ts';
+import { usageOf, zeroUsage, type TokenUsage } from './token-usage.ts';
+
+export interface ModelTurnRequest {
+  model: LanguageModel;
+  instructions: string;
+  messages: ModelMessage[];
+  tools?: ToolSet;
+  providerOptions?: Record<string, Record<string, unknown>>;
+  abortSignal: AbortSignal;
+  /** Forward thought parts (only when a reasoning level above 0 was requested). */
+  streamThinking: boolean;
+}
+
+export interface ModelTurnOutput {
+  onText(text: string): void;
+  onThinking(text: string): void;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface CompletedTurn {
+  text: string;
+  finishReason: string | null;
+  toolCalls: ToolCallRequest[];
+  usage: TokenUsage;
+  /** The assistant messages as the SDK built them (reasoning signatures included), for the next turn. */
+  responseMessages: ModelMessage[];
+}
+
+/** A model call that failed; `emittedOutput` tells whether deltas already reached the client. */
+export class ModelTurnError extends Error {
+  readonly failure: ProviderFailure;
+  readonly partialText: string;
+  readonly emittedOutput: boolean;
+  constructor(failure: ProviderFailure, partialText: string, emittedOutput: boolean) {
+    super(failure.message);
+    this.name = 'ModelTurnError';
+    this.failure = failure;
+    this.partialText = partialText;
+    this.emittedOutput = emittedOutput;
+  }
+}
+
+/**
+ * One model invocation, streamed: text and thought deltas go to `output` as
+ * they arrive; the call settles with the completed turn, throws
+ * `ModelTurnError` when the provider fails, or rethrows the abort reason when
+ * the run is cancelled.
+ */
+export async function streamModelTurn(request: ModelTurnRequest, output: ModelTurnOutput): Promise<CompletedTurn> {
+  let text = '';
+  let emitted = false;
+  let failure: unknown;
+  let finishReason: string | null = null;
+  let usage = zeroUsage();
+  const toolCalls: ToolCallRequest[] = [];
+  try {
+    const result = streamText({
+      model: request.model,
+      instructions: request.instructions,
+      messages: request.messages,
+      ...(request.tools && { tools: request.tools }),
+      ...(request.providerOptions && { providerOptions: request.providerOptions as never }),
+      maxRetries: 0,
+      abortSignal: request.abortSignal,
+      // The provider fetches `input_file_url` attachments itself; the service never downloads them.
+      experimental_download: async (urls) => urls.map(() => null),
+      onError: () => {},
+    });
+    for await (const part of result.stream) {
+      switch (part.type) {
+        case 'text-delta':
+          if (part.text === '') break;
+          text += part.text;
+          emitted = true;
+          output.onText(part.text);
+          break;
+        case 'reasoning-delta':
+          if (request.streamThinking && part.text !== '') {
+            emitted = true;
+            output.onThinking(part.text);
+          }
+          break;
+        case 'tool-call':
+          toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
+          break;
+        case 'finish-step':
+          usage = usageOf(part.usage);
+          finishReason = canonicalFinishReason(part.finishReason, part.rawFinishReason);
+          break;
+        case 'error':
+          failure ??= part.error;
+          break;
+        default:
+          break;
+      }
+    }
+    if (failure === undefined) {
+      const responseMessages = (await result.responseMessages) as ModelMessage[];
+      return { text, finishReason, toolCalls, usage, responseMessages };
+    }
+  } catch (error) {
+    failure = error;
+  }
+  if (request.abortSignal.aborted) throw request.abortSignal.reason;
+  throw new ModelTurnError(classifyProviderError(failure), text, emitted);
+}

@@ -1,0 +1,49 @@
+import type { RunOutcome, SerializedRunEvent } from '../domain/run.ts';
+
+/** Events of one run to append, with the run's outcome when the batch holds its terminal event. */
+export interface EventBatch {
+  runId: string;
+  events: readonly SerializedRunEvent[];
+  outcome?: RunOutcome;
+}
+
+/** The durable event log. */
+export interface EventStore {
+  append(batches: readonly EventBatch[]): Promise<void>;
+  readAfter(runId: string, afterSeq: number, limit?: number): Promise<SerializedRunEvent[]>;
+  lastSeq(runId: string): Promise<number>;
+}
+
+/** A durable event as published to live subscribers, with its SSE frame serialized once for all of them. */
+export interface PublishedEvent extends SerializedRunEvent {
+  frame: string;
+}
+
+/** Live events of runs, published only after they are durable. */
+export interface RunEventBus {
+  publish(runId: string, events: readonly PublishedEvent[]): void;
+  /** Returns the unsubscribe function. */
+  subscribe(runId: string, listener: (event: PublishedEvent) => void): () => void;
+}
+
+/** Control messages to the worker that owns a run (cancellation; tool results later). */
+export type RunSignal = { kind: 'cancel' };
+
+export interface RunSignals {
+  send(runId: string, signal: RunSignal): Promise<void>;
+  /** Returns the unsubscribe function. */
+  listen(runId: string, listener: (signal: RunSignal) => void): () => void;
+}
+
+export interface RunJob {
+  runId: string;
+}
+
+/** Dispatches runs to workers with bounded concurrency. */
+export interface RunQueue {
+  enqueue(job: RunJob): Promise<void>;
+  /** Starts consuming jobs; `handle` runs each job once and settles when the run has ended or been handed over. */
+  consume(handle: (job: RunJob) => Promise<void>): void;
+  /** Stops taking jobs and waits for the ones in progress. */
+  close(): Promise<void>;
+}

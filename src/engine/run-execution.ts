@@ -1,0 +1,176 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { DomainError } from '../domain/errors.ts';
+import type { Run } from '../domain/run.ts';
+import type { RunSpec } from '../domain/run-spec.ts';
+import type { ModelInfo } from '../domain/usage.ts';
+import { createLanguageModel } from '../providers/language-model.ts';
+import type { ModelCatalog } from '../providers/model-catalog.ts';
+import { reasoningCallSettings } from '../providers/reasoning.ts';
+import { RunCancelled } from './abort-reasons.ts';
+import { initialConversation } from './conversation.ts';
+import { ModelTurnError, streamModelTurn, type CompletedTurn, type ModelTurnRequest } from './model-turn.ts';
+import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
+import type { RunEmitter } from './run-emitter.ts';
+import {
+  cancelledEvent,
+  errorEvent,
+  NO_STRUCTURED_OUTPUT,
+  resultEvent,
+  type RunFailure,
+  type TerminalEvent,
+  type UsageTriple,
+} from './terminal-events.ts';
+import { addUsage, zeroUsage, type TokenUsage } from './token-usage.ts';
+
+export interface RunExecutionDeps {
+  catalog: ModelCatalog;
+  retryPolicy: RetryPolicy;
+  logger: Logger;
+}
+
+/**
+ * One run's turn loop, owned by the worker executing it: one model call per
+ * turn, deltas streamed as events, exactly one terminal event at the end.
+ */
+export class RunExecution {
+  readonly #deps: RunExecutionDeps;
+  readonly #run: Run;
+  readonly #spec: RunSpec;
+  readonly #emitter: RunEmitter;
+  readonly #signal: AbortSignal;
+  #tokens: TokenUsage = zeroUsage();
+  #turns = 0;
+  #model: ModelInfo;
+  #lastText: string | null = null;
+
+  constructor(deps: RunExecutionDeps, run: Run, emitter: RunEmitter, signal: AbortSignal) {
+    this.#deps = deps;
+    this.#run = run;
+    this.#spec = run.spec as unknown as RunSpec;
+    this.#emitter = emitter;
+    this.#signal = signal;
+    const { model } = this.#spec.effective;
+    this.#model = { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId };
+  }
+
+  /** Runs the turn loop to its end and returns the terminal event to write (never throws). */
+  async execute(): Promise<TerminalEvent> {
+    return this.#loop().catch((error: unknown) => this.#terminalFor(error));
+  }
+
+  async #loop(): Promise<TerminalEvent> {
+    this.#throwIfAborted();
+    const { model: runModel, reasoningLevel } = this.#spec.effective;
+    const resolved = await this.#deps.catalog.resolve(this.#run.workspaceId, runModel.ref);
+    const reasoning = reasoningCallSettings(resolved.api, reasoningLevel ?? undefined);
+    if (reasoning.label !== undefined) this.#model = { ...this.#model, reasoningEffort: reasoning.label };
+    const conversation = initialConversation(this.#spec);
+    const request: ModelTurnRequest = {
+      model: createLanguageModel(resolved),
+      instructions: conversation.instructions,
+      messages: conversation.messages,
+      abortSignal: this.#signal,
+      streamThinking: reasoning.exposesThinking && (reasoningLevel ?? 0) > 0,
+      ...(reasoning.providerOptions && { providerOptions: reasoning.providerOptions }),
+    };
+
+    for (let turn = 0; ; turn++) {
+      this.#throwIfAborted();
+      const completed = await this.#callModel(request, turn);
+      this.#emitAssistantMessage(turn, completed);
+      if (completed.finishReason === 'max_tokens') {
+        return this.#failure({
+          message: 'the model ran out of output tokens before finishing its reply',
+          errorClass: 'truncation',
+          code: 'truncation',
+          finishReason: 'max_tokens',
+          partialText: completed.text,
+          retryable: false,
+        });
+      }
+      // Tools that the run can execute arrive with the client-tools capability; with none offered
+      // the model has nothing to call, so a completed turn is the final reply.
+      return resultEvent(completed.text, this.#usage(), NO_STRUCTURED_OUTPUT);
+    }
+  }
+
+  /** One turn's model call, retried on rate limits, overload and server errors while no output was sent. */
+  async #callModel(request: ModelTurnRequest, turn: number): Promise<CompletedTurn> {
+    for (let retry = 0; ; retry++) {
+      try {
+        const completed = await streamModelTurn(request, {
+          onText: (text) => this.#emitter.emit('assistant_delta', { text }),
+          onThinking: (text) => this.#emitter.emit('thinking_delta', { text }),
+        });
+        this.#turns++;
+        this.#tokens = addUsage(this.#tokens, completed.usage);
+        this.#lastText = completed.text;
+        return completed;
+      } catch (error) {
+        if (!(error instanceof ModelTurnError)) throw error;
+        const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
+        if (delay === undefined) {
+          this.#turns++;
+          if (error.partialText !== '') {
+            this.#lastText = error.partialText;
+            this.#emitAssistantMessage(turn, { text: error.partialText, finishReason: null, toolCalls: [] });
+          }
+          throw error;
+        }
+        this.#deps.logger.info(
+          { runId: this.#run.id, errorClass: error.failure.errorClass, retry: retry + 1, delayMs: delay },
+          'retrying model call',
+        );
+        await sleep(delay, undefined, { signal: this.#signal }).catch(() => this.#throwIfAborted());
+      }
+    }
+  }
+
+  #emitAssistantMessage(turn: number, completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>): void {
+    this.#emitter.emit('assistant_message', {
+      text: completed.text,
+      turn,
+      finishReason: completed.finishReason,
+      ...(completed.toolCalls.length > 0 && {
+        toolCalls: completed.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
+      }),
+    });
+  }
+
+  #terminalFor(error: unknown): TerminalEvent {
+    if (this.#signal.aborted && this.#signal.reason instanceof RunCancelled) {
+      return cancelledEvent(this.#usage(), this.#lastText);
+    }
+    if (error instanceof ModelTurnError) {
+      const { failure } = error;
+      return this.#failure({
+        message: failure.message,
+        errorClass: failure.errorClass,
+        code: failure.errorClass,
+        finishReason: null,
+        ...(error.partialText !== '' && { partialText: error.partialText }),
+        retryable: failure.retryable,
+        ...(failure.apiStatus !== undefined && { apiStatus: failure.apiStatus }),
+        ...(failure.apiCode !== undefined && { apiCode: failure.apiCode }),
+      });
+    }
+    if (error instanceof DomainError && error.code === 'invalid_model') {
+      return this.#failure({ message: error.message, errorClass: 'invalid_request', code: 'invalid_spec', retryable: false });
+    }
+    this.#deps.logger.error({ runId: this.#run.id, err: error }, 'run failed unexpectedly');
+    return this.#failure({ message: 'the worker failed while running the agent', code: 'worker_error', retryable: true });
+  }
+
+  #failure(failure: RunFailure): TerminalEvent {
+    return errorEvent(failure, this.#usage(), NO_STRUCTURED_OUTPUT);
+  }
+
+  #usage(): UsageTriple {
+    return { tokens: this.#tokens, turns: this.#turns, model: this.#model };
+  }
+
+  #throwIfAborted(): void {
+    if (this.#signal.aborted) throw this.#signal.reason;
+  }
+}

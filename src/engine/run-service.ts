@@ -1,0 +1,77 @@
+import type { Logger } from 'pino';
+import { NotFoundError } from '../domain/errors.ts';
+import type { Run } from '../domain/run.ts';
+import type { RunRequest } from '../domain/run-spec.ts';
+import type { ModelCatalog } from '../providers/model-catalog.ts';
+import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
+import type { RunRepository } from '../storage/repositories/run-repository.ts';
+import { authorizeAgent, type RunCredential } from './agent-access.ts';
+import type { EventLogWriter } from './event-log-writer.ts';
+import type { RunQueue, RunSignals } from './ports.ts';
+import { buildRunSpec } from './run-spec-builder.ts';
+import { errorEvent, NO_STRUCTURED_OUTPUT } from './terminal-events.ts';
+import { zeroUsage } from './token-usage.ts';
+
+export interface RunServiceDeps {
+  runs: RunRepository;
+  agents: AgentRepository;
+  catalog: ModelCatalog;
+  queue: RunQueue;
+  signals: RunSignals;
+  writer: EventLogWriter;
+  logger: Logger;
+}
+
+/** The API side of runs: create and enqueue, cancel, read. Execution happens in the worker. */
+export class RunService {
+  readonly #deps: RunServiceDeps;
+  constructor(deps: RunServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async create(credential: RunCredential, request: RunRequest, sessionId: string | null = null): Promise<Run> {
+    const { runs, agents, catalog, queue, logger } = this.#deps;
+    const agent = await authorizeAgent(agents, credential, request.agentId);
+    const spec = await buildRunSpec(catalog, credential.workspaceId, request, agent);
+    const run = await runs.create({
+      workspaceId: credential.workspaceId,
+      agentId: agent?.id ?? null,
+      sessionId,
+      apiKeyId: credential.apiKeyId,
+      spec: spec as unknown as Record<string, unknown>,
+      metadata: request.metadata ?? {},
+    });
+    try {
+      await queue.enqueue({ runId: run.id });
+    } catch (error) {
+      logger.error({ runId: run.id, err: error }, 'queueing the run failed');
+      await this.#failUnqueued(run, spec.effective.model);
+    }
+    return run;
+  }
+
+  /** Idempotent: records the request and signals the owner; an ended run is left as it is. */
+  async cancel(workspaceId: string, runId: string): Promise<Run> {
+    const run = await this.get(workspaceId, runId);
+    if (run.endedAt !== null) return run;
+    await this.#deps.runs.requestCancel(run.id);
+    await this.#deps.signals.send(run.id, { kind: 'cancel' });
+    return run;
+  }
+
+  async get(workspaceId: string, runId: string): Promise<Run> {
+    const run = await this.#deps.runs.findById(workspaceId, runId);
+    if (!run) throw new NotFoundError('Run not found');
+    return run;
+  }
+
+  /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */
+  async #failUnqueued(run: Run, model: { id: string; provider: string; vendorModelId: string }): Promise<void> {
+    const terminal = errorEvent(
+      { message: 'the run could not be queued; create it again', code: 'queue_error', retryable: true },
+      { tokens: zeroUsage(), turns: 0, model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId } },
+      NO_STRUCTURED_OUTPUT,
+    );
+    await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, terminal.outcome);
+  }
+}

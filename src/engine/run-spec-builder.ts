@@ -1,0 +1,47 @@
+import type { Agent, ToolRef } from '../domain/agent.ts';
+import { DEFAULT_LOCAL_TOOL_TIMEOUT_MS, type RunModel, type RunRequest, type RunSpec } from '../domain/run-spec.ts';
+import type { ResolvedModel } from '../domain/model.ts';
+import type { ModelCatalog } from '../providers/model-catalog.ts';
+import { normalizeReasoningLevel } from '../providers/reasoning.ts';
+
+/**
+ * What a run executes, resolved at creation from the request and, for
+ * `agentId` runs, the persisted agent: the stored prompt wins over an inline
+ * one; the model is the request's, else the agent's configured one, else the
+ * workspace default; the reasoning level is the request's, else the agent's,
+ * else off; the agent's tools come first and the request's are merged on top.
+ */
+export async function buildRunSpec(
+  catalog: ModelCatalog,
+  workspaceId: string,
+  request: RunRequest,
+  agent: Agent | undefined,
+): Promise<RunSpec> {
+  const modelId = request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
+  const resolved = await catalog.resolve(workspaceId, modelId);
+  const level = request.reasoningLevel ?? agent?.reasoningLevel ?? undefined;
+  return {
+    ...request,
+    effective: {
+      systemPrompt: agent?.systemPrompt ?? request.systemPrompt ?? '',
+      model: runModelOf(resolved),
+      reasoningLevel: level === undefined ? null : normalizeReasoningLevel(level),
+      tools: mergeTools(agent?.tools ?? [], request.tools ?? []),
+      localToolTimeoutMs: request.localToolTimeoutMs ?? DEFAULT_LOCAL_TOOL_TIMEOUT_MS,
+    },
+  };
+}
+
+/** The reference the worker resolves again: the row plus, for workspace providers, the vendor model. */
+export function runModelOf(resolved: ResolvedModel): RunModel {
+  const ref = resolved.connectionRef.startsWith('provider:')
+    ? `${resolved.connectionRef}:${resolved.vendorModelId}`
+    : resolved.connectionRef;
+  return { ref, id: resolved.id, provider: resolved.provider, vendorModelId: resolved.vendorModelId };
+}
+
+function mergeTools(agentTools: readonly ToolRef[], requestTools: readonly ToolRef[]): ToolRef[] {
+  const key = (ref: ToolRef) => (typeof ref.name === 'string' ? `name:${ref.name}` : `${ref.kind}:${String(ref.id)}`);
+  const overridden = new Set(requestTools.map(key));
+  return [...agentTools.filter((ref) => !overridden.has(key(ref))), ...requestTools];
+}

@@ -1,0 +1,106 @@
+import type { RunOutcome } from '../domain/run.ts';
+import type { ModelInfo, TokenUsage } from '../domain/usage.ts';
+
+/** The usage triple every terminal event carries. */
+export interface UsageTriple {
+  tokens: TokenUsage;
+  turns: number;
+  model: ModelInfo;
+}
+
+export interface StructuredOutputReport {
+  schemaRequested: boolean;
+  schemaEnforced: boolean;
+  enforcementMechanism: 'native_schema' | 'synthetic_tool' | 'none';
+  unconstrainedFallbackOccurred: boolean;
+}
+
+/** The block for runs without `outputSchema` (enforcement itself is a later capability). */
+export const NO_STRUCTURED_OUTPUT: StructuredOutputReport = {
+  schemaRequested: false,
+  schemaEnforced: false,
+  enforcementMechanism: 'none',
+  unconstrainedFallbackOccurred: false,
+};
+
+export interface TerminalEvent {
+  type: 'result' | 'error' | 'cancelled';
+  data: Record<string, unknown>;
+  outcome: RunOutcome;
+}
+
+export function resultEvent(
+  text: string,
+  usage: UsageTriple,
+  structuredOutput: StructuredOutputReport,
+  subtype: 'success' | 'error_local_tool_timeout' = 'success',
+  error?: string,
+): TerminalEvent {
+  return {
+    type: 'result',
+    data: { subtype, text, ...(error !== undefined && { error }), structuredOutput, ...usage },
+    outcome: {
+      status: subtype === 'success' ? 'succeeded' : 'failed',
+      finalText: text,
+      error: error ?? null,
+      failureReason: null,
+      ...usage,
+    },
+  };
+}
+
+export interface RunFailure {
+  message: string;
+  /** The spec's errorClass, when the failure has one. */
+  errorClass?: string;
+  /** Legacy code: equals errorClass when present, else a small token such as `worker_error`. */
+  code: string;
+  finishReason?: string | null;
+  partialText?: string;
+  retryable?: boolean;
+  apiStatus?: number;
+  apiCode?: string;
+}
+
+export function errorEvent(failure: RunFailure, usage: UsageTriple, structuredOutput: StructuredOutputReport): TerminalEvent {
+  const data: Record<string, unknown> = {
+    error: failure.message,
+    code: failure.errorClass ?? failure.code,
+    ...(failure.errorClass !== undefined && { errorClass: failure.errorClass }),
+    finishReason: failure.finishReason ?? null,
+    ...(failure.partialText !== undefined && { partialText: failure.partialText }),
+    ...(failure.retryable !== undefined && { retryable: failure.retryable }),
+    ...(failure.apiStatus !== undefined && { apiStatus: failure.apiStatus }),
+    ...(failure.apiCode !== undefined && { apiCode: failure.apiCode }),
+    structuredOutput,
+    ...usage,
+  };
+  return {
+    type: 'error',
+    data,
+    outcome: {
+      status: 'failed',
+      finalText: failure.partialText ?? null,
+      error: failure.message,
+      failureReason: {
+        errorClass: failure.errorClass ?? failure.code,
+        finishReason: failure.finishReason ?? null,
+      },
+      ...usage,
+    },
+  };
+}
+
+export function cancelledEvent(usage: UsageTriple, finalText: string | null, reason?: string): TerminalEvent {
+  return {
+    type: 'cancelled',
+    data: reason === undefined ? {} : { reason },
+    outcome: {
+      status: 'cancelled',
+      finalText,
+      error: null,
+      failureReason: null,
+      ...usage,
+    },
+  };
+}

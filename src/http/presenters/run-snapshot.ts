@@ -1,0 +1,45 @@
+import type { Run } from '../../domain/run.ts';
+import type { InputMessage, RunSpec } from '../../domain/run-spec.ts';
+
+/**
+ * `GET {ws}/agent-runs/{runId}`: status, final text, error, the spec, metadata
+ * and the cost triple (`tokens`, `turns`, `model`: null until the terminal
+ * event is written). Inline attachment bytes are replaced by their size.
+ */
+export function runSnapshot(run: Run) {
+  const spec = run.spec as unknown as RunSpec;
+  return {
+    runId: run.id,
+    status: run.status,
+    agentId: run.agentId,
+    sessionId: run.sessionId,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    endedAt: run.endedAt,
+    cancelRequested: run.cancelRequestedAt !== null,
+    spec: withoutAttachmentBytes(spec),
+    metadata: run.metadata,
+    finalText: run.finalText,
+    error: run.error,
+    ...(run.failureReason !== null && { failureReason: run.failureReason }),
+    tokens: run.tokens,
+    turns: run.turns,
+    model: run.model,
+  };
+}
+
+function withoutAttachmentBytes(spec: RunSpec): RunSpec {
+  if (!spec.messages) return spec;
+  const messages = spec.messages.map((message): InputMessage => {
+    if (!message.attachments) return message;
+    return {
+      ...message,
+      attachments: message.attachments.map((attachment) =>
+        attachment.type === 'input_file'
+          ? { ...attachment, data: `[${Buffer.byteLength(attachment.data, 'base64')} bytes]` }
+          : attachment,
+      ),
+    };
+  });
+  return { ...spec, messages };
+}

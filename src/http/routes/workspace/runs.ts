@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { RunRequest } from '../../../domain/run-spec.ts';
+import { InvalidRequestError } from '../../../domain/errors.ts';
+import { parseInput } from '../../parse.ts';
+import { principalOf } from '../../principal-of.ts';
+import { runCredential } from '../../run-credential.ts';
+import { runSnapshot } from '../../presenters/run-snapshot.ts';
+import type { AppResources } from '../../resources.ts';
+import { runRequestSchema } from '../../schemas/agent-spec.ts';
+import { RunEventStream } from '../../sse/run-event-stream.ts';
+
+type RunParams = { workspaceSlug: string; runId: string };
+
+const streamQuerySchema = z.object({
+  lastSeq: z
+    .string()
+    .regex(/^\d+$/, 'must be a non-negative integer')
+    .transform(Number)
+    .optional(),
+});
+
+/** Run creation, snapshot, the SSE stream and cancellation. */
+export function runRoutes(app: FastifyInstance, resources: AppResources): void {
+  const { engine } = resources;
+  const openStreams = new Set<RunEventStream>();
+  app.addHook('preClose', async () => {
+    for (const stream of openStreams) stream.end();
+  });
+
+  app.post('/agent-runs', { bodyLimit: RUN_BODY_LIMIT }, async (request, reply) => {
+    const body = parseInput(runRequestSchema, request.body) as RunRequest;
+    const principal = principalOf(request);
+    const run = await engine.runs.create(runCredential(principal), body);
+    return reply.status(202).send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
+  });
+
+  app.get<{ Params: RunParams }>('/agent-runs/:runId', async (request) =>
+    runSnapshot(await engine.runs.get(principalOf(request).workspace.id, request.params.runId)),
+  );
+
+  app.get<{ Params: RunParams }>('/agent-runs/:runId/stream', async (request, reply) => {
+    const run = await engine.runs.get(principalOf(request).workspace.id, request.params.runId);
+    const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
+    reply.hijack();
+    const stream = new RunEventStream(reply.raw, run.id, afterSeq, {
+      store: engine.events,
+      bus: engine.bus,
+      heartbeatMs: engine.heartbeatMs,
+    });
+    openStreams.add(stream);
+    void stream.closed.then(() => openStreams.delete(stream));
+    await stream.start();
+  });
+
+  app.post<{ Params: RunParams }>('/agent-runs/:runId/cancel', async (request) => {
+    const run = await engine.runs.cancel(principalOf(request).workspace.id, request.params.runId);
+    return { runId: run.id, status: run.endedAt === null ? 'cancelling' : run.status };
+  });
+}
+
+/** Inline attachments (5 MB, base64) plus 200 messages of up to 200,000 characters. */
+const RUN_BODY_LIMIT = 64 * 1024 * 1024;
+
+export function streamUrl(workspaceSlug: string, runId: string): string {
+  return `/api/v1/workspaces/${workspaceSlug}/agent-runs/${runId}/stream`;
+}
+
+/** Resume point: `Last-Event-ID` (what EventSource sends on reconnect) wins over `lastSeq`. */
+function cursorOf(lastEventId: string | string[] | undefined, query: unknown): number {
+  if (typeof lastEventId === 'string' && lastEventId.trim() !== '') {
+    if (!/^\d+$/.test(lastEventId.trim())) {
+      throw new InvalidRequestError('Last-Event-ID: must be a non-negative integer (an event seq)');
+    }
+    return Number(lastEventId.trim());
+  }
+  return parseInput(streamQuerySchema, query, 'query').lastSeq ?? 0;
+}

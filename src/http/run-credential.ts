@@ -1,0 +1,11 @@
+import { agentAllowlist, type Principal } from '../auth/principal.ts';
+import type { RunCredential } from '../engine/agent-access.ts';
+
+/** What the engine needs to know of the caller to authorize a run. */
+export function runCredential(principal: Principal): RunCredential {
+  return {
+    workspaceId: principal.workspace.id,
+    apiKeyId: principal.apiKey.id,
+    agentAllowlist: agentAllowlist(principal),
+  };
+}

@@ -1,0 +1,106 @@
+import type { JSONValue } from 'ai';
+import { assertNever } from '../domain/assert-never.ts';
+import type { ProviderApi } from '../domain/model.ts';
+
+/** The spec's named reasoning levels; `off` is level 0. */
+export type ReasoningLabel = 'off' | 'low' | 'medium' | 'high';
+
+/** `reasoningLevel` as a request may carry it: a label or an integer 0-100. */
+export type ReasoningLevelInput = ReasoningLabel | number;
+
+/** The AI SDK's portable `reasoning` call setting (the subset we use). */
+export type SdkReasoning = 'none' | 'low' | 'medium' | 'high';
+
+export interface ReasoningCallSettings {
+  /** Pass to `streamText({ providerOptions })` (merge with any other provider options). */
+  providerOptions?: Record<string, Record<string, JSONValue>>;
+  /**
+   * Pass to `streamText({ reasoning })`. The SDK resolves it against its per-model tables
+   * (which efforts a model accepts, whether thinking can be disabled, budgets or levels), and
+   * explicit provider options win where both speak.
+   */
+  reasoning?: SdkReasoning;
+  /** The effort label to report; present whenever a level was requested. */
+  label?: ReasoningLabel;
+  /** Whether the provider will stream thoughts, i.e. whether `thinking_delta` events may be emitted. */
+  exposesThinking: boolean;
+}
+
+const LEVEL_BY_LABEL: Readonly<Record<ReasoningLabel, number>> = { off: 0, low: 30, medium: 50, high: 80 };
+
+/** Anthropic `budget_tokens` at level 1 and 100. The API minimum is 1024. */
+const ANTHROPIC_MIN_BUDGET = 1024;
+/**
+ * Kept below 32,000, the max output of Claude Opus 4 / 4.1: the SDK sends
+ * `max_tokens = (maxOutputTokens ?? model max) + budget` and then clamps to the model's max, and the
+ * API rejects `max_tokens <= budget_tokens`.
+ */
+const ANTHROPIC_MAX_BUDGET = 24_576;
+
+/** `'off'|'low'|'medium'|'high'` → 0/30/50/80; numbers are rounded and clamped to 0-100. */
+export function normalizeReasoningLevel(input: ReasoningLevelInput): number {
+  if (typeof input === 'string') return LEVEL_BY_LABEL[input];
+  if (!Number.isFinite(input)) return 0;
+  return Math.min(100, Math.max(0, Math.round(input)));
+}
+
+/** 0 off, 1-35 low, 36-65 medium, 66-100 high. */
+export function reasoningEffortLabel(level: number): ReasoningLabel {
+  if (level <= 0) return 'off';
+  if (level <= 35) return 'low';
+  if (level <= 65) return 'medium';
+  return 'high';
+}
+
+/** Anthropic thinking budget for a level in 1-100, linear between the min and max budgets. */
+export function anthropicThinkingBudget(level: number): number {
+  const clamped = Math.min(100, Math.max(1, level));
+  return Math.round(ANTHROPIC_MIN_BUDGET + ((clamped - 1) * (ANTHROPIC_MAX_BUDGET - ANTHROPIC_MIN_BUDGET)) / 99);
+}
+
+/**
+ * Maps a reasoning level onto each provider's own control. `undefined` means "not requested":
+ * nothing is sent, so thinking stays at the provider's default (off for Anthropic and for
+ * OpenAI's summaries). Level 0 disables thinking with the lowest setting the model accepts.
+ */
+export function reasoningCallSettings(api: ProviderApi, level: number | undefined): ReasoningCallSettings {
+  if (level === undefined) return { exposesThinking: false };
+  const label = reasoningEffortLabel(level);
+  const thinking = label !== 'off';
+  const reasoning: SdkReasoning = thinking ? label : 'none';
+  const base = { reasoning, label, exposesThinking: thinking };
+
+  switch (api) {
+    case 'openai-responses':
+      // Which of none/minimal/low a model takes at level 0 depends on the model (gpt-5: minimal,
+      // gpt-5.1+: none, gpt-6: low): leave it to `reasoning: 'none'`, which the SDK maps per
+      // model. Above 0, low/medium/high are accepted by every OpenAI reasoning model.
+      if (!thinking) return base;
+      return { ...base, providerOptions: { openai: { reasoningEffort: label, reasoningSummary: 'auto' } } };
+    case 'openai-chat':
+      // The compatible provider has no model tables; `none` is what OpenAI, OpenRouter and vLLM take.
+      return { ...base, providerOptions: { openaiCompatible: { reasoningEffort: thinking ? label : 'none' } } };
+    case 'anthropic-messages':
+      // For models without budget thinking or that cannot disable it, the SDK rewrites these
+      // (adaptive thinking, `between_tools`) and maps `reasoning` onto `effort` where supported.
+      return {
+        ...base,
+        providerOptions: {
+          anthropic: {
+            thinking: thinking
+              ? { type: 'enabled', budgetTokens: anthropicThinkingBudget(level) }
+              : { type: 'disabled' },
+          },
+        },
+      };
+    case 'google-generative-ai':
+      // Budget vs level and the minimum budget differ per model (Gemini 3 takes thinkingLevel;
+      // 2.5 Pro rejects a zero budget): an explicit thinkingBudget here would bypass the SDK's
+      // per-model mapping of `reasoning`, so only ask for the thoughts to be streamed.
+      return { ...base, providerOptions: { google: { thinkingConfig: { includeThoughts: thinking } } } };
+    case 'mock':
+      return { ...base, providerOptions: { mock: { thinking } } };
+    default:
+      return assertNever(api);
+  }
+}

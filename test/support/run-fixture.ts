@@ -1,0 +1,77 @@
+import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
+import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
+import type { FakeProviderServer, ScriptedReply } from '../fakes/scripted-reply.ts';
+import { readAll, type SseFrame } from './sse-client.ts';
+import { bearer, createWorkspaceWithKey, startTestServer, type TestServer, type TestServerOptions } from './test-server.ts';
+
+export type FakeApi = 'openai-chat' | 'anthropic-messages';
+
+export interface RunFixture {
+  server: TestServer;
+  fake: FakeProviderServer;
+  ws: string;
+  slug: string;
+  key: string;
+  headers: Record<string, string>;
+  /** POST {ws}/agent-runs; returns the response. */
+  createRun(body: Record<string, unknown>, headers?: Record<string, string>): ReturnType<TestServer['request']>;
+  /** Creates a run that must be accepted, reads its stream to the end, and returns the frames. */
+  runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }>;
+  streamUrl(runId: string, query?: string): string;
+  close(): Promise<void>;
+}
+
+/**
+ * The service on port 0 with one workspace whose default model is served by a
+ * fake provider speaking the real wire protocol on loopback.
+ */
+export async function startRunFixture(
+  api: FakeApi = 'openai-chat',
+  options: TestServerOptions & { script?: ScriptedReply[] } = {},
+): Promise<RunFixture> {
+  const fake = api === 'openai-chat' ? await startFakeOpenAIChat(options.script) : await startFakeAnthropic(options.script);
+  const server = await startTestServer({
+    ...options,
+    engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, ...options.engine },
+  });
+  const { slug, key, ws } = await createWorkspaceWithKey(server, 'acme');
+  const provider = await server.admin('POST', `/workspaces/${slug}/providers`, {
+    provider: api === 'openai-chat' ? 'fakeopenai' : 'anthropic',
+    api,
+    baseUrl: fake.url,
+    apiKey: 'sk-fake-provider-key',
+    models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
+    isDefault: true,
+  });
+  if (provider.status !== 201) throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
+  const headers = bearer(key);
+  const streamUrl = (runId: string, query = '') => `${server.baseUrl}${ws}/agent-runs/${runId}/stream${query}`;
+  const createRun: RunFixture['createRun'] = (body, extra = {}) =>
+    server.request('POST', `${ws}/agent-runs`, { body, headers: { ...headers, ...extra } });
+  return {
+    server,
+    fake,
+    ws,
+    slug,
+    key,
+    headers,
+    createRun,
+    streamUrl,
+    runToEnd: async (body) => {
+      const created = await createRun(body);
+      if (created.status !== 202) throw new Error(`run: ${created.status} ${JSON.stringify(created.body)}`);
+      return { runId: created.body.runId, frames: await readAll(streamUrl(created.body.runId), headers) };
+    },
+    close: async () => {
+      await server.close();
+      await fake.close();
+    },
+  };
+}
+
+export const types = (frames: SseFrame[]) => frames.map((frame) => frame.data.type);
+export const textOf = (frames: SseFrame[]) =>
+  frames
+    .filter((frame) => frame.data.type === 'assistant_delta')
+    .map((frame) => frame.data.data.text)
+    .join('');
