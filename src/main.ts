@@ -14,6 +14,7 @@ import { EventLogWriter } from './engine/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/retry-policy.ts';
 import { RunExecutor } from './engine/run-executor.ts';
 import { RunService } from './engine/run-service.ts';
+import type { RunQueue } from './engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 
@@ -39,6 +40,7 @@ export interface ServiceOptions {
 export interface Service {
   app: FastifyInstance;
   resources: AppResources;
+  queue: RunQueue;
   close(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     return {
       app,
       resources,
+      queue,
       close: async () => {
         // Stop accepting requests and close streams; give runs in progress a grace period, then
         // stop them where they are (a restart picks them up); flush the log; close storage.

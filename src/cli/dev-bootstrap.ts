@@ -1,17 +1,18 @@
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-secret.ts';
 import type { Repositories } from '../storage/repositories/index.ts';
 
-export interface DevBootstrap {
-  workspaceSlug: string;
-  /** The new key, shown once; undefined when the database already had workspaces. */
-  apiKey?: string;
-}
+export type DevBootstrap =
+  | { kind: 'created'; workspaceSlug: string; apiKey: string }
+  /** The database already had workspaces: dev mode creates nothing. */
+  | { kind: 'existing'; hasDefaultWorkspace: boolean };
 
 export const DEV_WORKSPACE_SLUG = 'default';
 
 /** On an empty database: workspace `default` and one Developer-API key for it. */
 export async function bootstrapDevWorkspace(repos: Repositories): Promise<DevBootstrap> {
-  if ((await repos.workspaces.count()) > 0) return { workspaceSlug: DEV_WORKSPACE_SLUG };
+  if ((await repos.workspaces.count()) > 0) {
+    return { kind: 'existing', hasDefaultWorkspace: (await repos.workspaces.findBySlug(DEV_WORKSPACE_SLUG)) !== undefined };
+  }
   const workspace = await repos.workspaces.create({
     slug: DEV_WORKSPACE_SLUG,
     name: 'Default workspace',
@@ -28,5 +29,5 @@ export async function bootstrapDevWorkspace(repos: Repositories): Promise<DevBoo
     keyHash: hashApiKey(apiKey),
     keyPrefix: displayPrefix(apiKey),
   });
-  return { workspaceSlug: workspace.slug, apiKey };
+  return { kind: 'created', workspaceSlug: workspace.slug, apiKey };
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { assertRoleRequirements, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
-import { bootstrapDevWorkspace, DEV_WORKSPACE_SLUG } from './dev-bootstrap.ts';
+import { bootstrapDevWorkspace, DEV_WORKSPACE_SLUG, type DevBootstrap } from './dev-bootstrap.ts';
 import { onShutdownSignal } from './shutdown.ts';
 
 /** `agent-runs serve` (production) and `agent-runs dev` (`npm start`: bootstrap and the offline mock model). */
@@ -13,29 +13,37 @@ export async function serve(mode: 'serve' | 'dev'): Promise<void> {
   const service = await createService(config, { logger, dev: mode === 'dev' });
   const bootstrap = mode === 'dev' ? await bootstrapDevWorkspace(service.resources.repos) : undefined;
 
+  // Handlers first: a signal that arrives as soon as readiness is announced must still stop cleanly.
+  onShutdownSignal(async (signal) => {
+    logger.info({ signal }, 'shutting down');
+    await service.close();
+  });
   await service.app.listen({ port: config.port, host: config.host });
   const { port } = service.app.server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const baseUrl = config.publicUrl ?? `http://${host}:${port}`;
   process.stdout.write(`listening on http://${host}:${port}\n`);
-  if (bootstrap) process.stdout.write(devBanner(baseUrl, bootstrap.apiKey));
-
-  onShutdownSignal(async (signal) => {
-    logger.info({ signal }, 'shutting down');
-    await service.close();
-  });
+  if (bootstrap) process.stdout.write(devBanner(baseUrl, bootstrap));
 }
 
-function devBanner(baseUrl: string, apiKey: string | undefined): string {
-  const models = `${baseUrl}/api/v1/workspaces/${DEV_WORKSPACE_SLUG}/models`;
-  if (!apiKey) {
-    return [
-      '',
-      `dev mode: workspace '${DEV_WORKSPACE_SLUG}' already exists (its API key was shown when it was created).`,
-      `  new key: npx agent-runs admin api-keys create ${DEV_WORKSPACE_SLUG}`,
-      '',
-    ].join('\n');
+function devBanner(baseUrl: string, bootstrap: DevBootstrap): string {
+  if (bootstrap.kind === 'existing') {
+    return bootstrap.hasDefaultWorkspace
+      ? [
+          '',
+          `dev mode: workspace '${DEV_WORKSPACE_SLUG}' already exists (its API key was shown when it was created).`,
+          `  new key: npx agent-runs admin api-keys create ${DEV_WORKSPACE_SLUG}`,
+          '',
+        ].join('\n')
+      : [
+          '',
+          'dev mode: the database already has workspaces, so no bootstrap workspace was created.',
+          '  list them: npx agent-runs admin workspaces list',
+          '',
+        ].join('\n');
   }
+  const { apiKey } = bootstrap;
+  const models = `${baseUrl}/api/v1/workspaces/${DEV_WORKSPACE_SLUG}/models`;
   return [
     '',
     `dev mode: created workspace '${DEV_WORKSPACE_SLUG}' and an API key (shown once, keep it):`,

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import type { AppResources } from './resources.ts';
 import { adminRoutes } from './routes/admin/index.ts';
@@ -15,6 +15,10 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     loggerInstance: options.logger,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    // Requests Fastify rejects before routing (a malformed URL, bad percent-encoding) get our error shape too.
+    frameworkErrors: (error, _request, reply) => {
+      void (reply as FastifyReply).status(400).send({ error: 'invalid_request', message: error.message });
+    },
   });
   registerErrorHandling(app);
   healthRoutes(app, resources);

@@ -37,7 +37,7 @@ const CONTEXT_WINDOW_MESSAGES = [
   /input is too long/i, // Anthropic on Bedrock
   /exceeds the maximum number of tokens/i, // Gemini
   /maximum context length/i, // OpenAI chat, vLLM
-  /context[ _-]?(window|length)/i, // OpenAI responses: "exceeds the context window"
+  /context[ _-]?(window|length|limit)/i, // OpenAI responses "exceeds the context window"; Anthropic "exceed context limit"
   /too many (input )?tokens/i,
 ];
 const CONNECTION_CODES = new Set([
@@ -58,7 +58,11 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 /** Errors raised when a provider answered 2xx with something unreadable. */
-const BAD_RESPONSE_ERRORS = new Set(['AI_InvalidResponseDataError', 'AI_JSONParseError', 'AI_EmptyResponseBodyError']);
+const BAD_RESPONSE_ERRORS = new Set([
+  'AI_InvalidResponseDataError',
+  'AI_JSONParseError',
+  'AI_EmptyResponseBodyError',
+]);
 
 /**
  * Classifies a failed provider call (an AI SDK error, a stream error part, or a network error) into
@@ -161,7 +165,7 @@ function transportFailure(error: unknown): ProviderFailure {
   const top = errorMessage(error);
   const dropped = APICallError.isInstance(error) && error.statusCode === 200;
   const message = dropped
-    ? `provider stream ended unexpectedly${detail === '' ? '' : ` (${detail})`}`
+    ? `provider response ended unexpectedly${detail === '' ? '' : ` (${detail})`}`
     : detail === '' || top.includes(detail)
       ? top
       : `${top}: ${detail}`;
@@ -173,7 +177,8 @@ function networkCode(error: unknown): string | undefined {
   for (const entry of errorChain(error)) {
     const code = stringValue((entry as { code?: unknown }).code);
     if (code !== undefined && (CONNECTION_CODES.has(code) || TIMEOUT_CODES.has(code))) return code;
-    if (entry.name === 'TypeError' && /^(fetch failed|terminated)$/.test(entry.message)) return 'UND_ERR_SOCKET';
+    if (entry.name === 'TypeError' && /^(fetch failed|terminated)$/.test(entry.message))
+      return 'UND_ERR_SOCKET';
   }
   return undefined;
 }
@@ -212,7 +217,7 @@ function retryAfterMs({ headers, body }: ErrorFacts): number | undefined {
 /** Provider messages sometimes echo part of a credential; never pass one on. */
 export function redactSecrets(text: string): string {
   return text
-    .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*.-]{8,}/g, '[redacted]')
+    .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{8,}/g, '[redacted]')
     .replace(/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]')
     .replace(/\bsvc_[A-Za-z0-9_]{8,}/g, '[redacted]')
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]');

@@ -1,11 +1,6 @@
 /** Canonical stop reasons of the spec (`assistant_message.finishReason`); others pass through lowercased. */
 export type CanonicalFinishReason =
-  | 'end_turn'
-  | 'tool_use'
-  | 'max_tokens'
-  | 'refusal'
-  | 'malformed_function_call'
-  | (string & {});
+  'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'malformed_function_call' | (string & {});
 
 /** The AI SDK's unified reasons that have a canonical spelling of their own. */
 const BY_UNIFIED: Readonly<Record<string, CanonicalFinishReason>> = {

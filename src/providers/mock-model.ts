@@ -77,7 +77,8 @@ function planReply(options: LanguageModelV4CallOptions): MockReply {
   const userText = toolReport === undefined ? lastUserText(prompt) : '';
   const toolCalls = toolReport === undefined ? requestedToolCalls(userText, options) : [];
 
-  let text = toolCalls.length > 0 ? '' : (toolReport ?? (userText === '' ? GREETING : `You said: ${userText}`));
+  let text =
+    toolCalls.length > 0 ? '' : (toolReport ?? (userText === '' ? GREETING : `You said: ${userText}`));
   if (options.responseFormat?.type === 'json' && toolCalls.length === 0) {
     text = isJson(userText) ? userText : JSON.stringify({ reply: text });
   }
@@ -121,7 +122,8 @@ function streamParts(reply: MockReply, modelId: string): LanguageModelV4StreamPa
   ];
   if (reply.reasoning !== '') {
     parts.push({ type: 'reasoning-start', id: 'reasoning-0' });
-    for (const delta of words(reply.reasoning)) parts.push({ type: 'reasoning-delta', id: 'reasoning-0', delta });
+    for (const delta of words(reply.reasoning))
+      parts.push({ type: 'reasoning-delta', id: 'reasoning-0', delta });
     parts.push({ type: 'reasoning-end', id: 'reasoning-0' });
   }
   if (reply.text !== '') {

@@ -55,7 +55,9 @@ export function reasoningEffortLabel(level: number): ReasoningLabel {
 /** Anthropic thinking budget for a level in 1-100, linear between the min and max budgets. */
 export function anthropicThinkingBudget(level: number): number {
   const clamped = Math.min(100, Math.max(1, level));
-  return Math.round(ANTHROPIC_MIN_BUDGET + ((clamped - 1) * (ANTHROPIC_MAX_BUDGET - ANTHROPIC_MIN_BUDGET)) / 99);
+  return Math.round(
+    ANTHROPIC_MIN_BUDGET + ((clamped - 1) * (ANTHROPIC_MAX_BUDGET - ANTHROPIC_MIN_BUDGET)) / 99,
+  );
 }
 
 /**
@@ -79,7 +81,10 @@ export function reasoningCallSettings(api: ProviderApi, level: number | undefine
       return { ...base, providerOptions: { openai: { reasoningEffort: label, reasoningSummary: 'auto' } } };
     case 'openai-chat':
       // The compatible provider has no model tables; `none` is what OpenAI, OpenRouter and vLLM take.
-      return { ...base, providerOptions: { openaiCompatible: { reasoningEffort: thinking ? label : 'none' } } };
+      return {
+        ...base,
+        providerOptions: { openaiCompatible: { reasoningEffort: thinking ? label : 'none' } },
+      };
     case 'anthropic-messages':
       // For models without budget thinking or that cannot disable it, the SDK rewrites these
       // (adaptive thinking, `between_tools`) and maps `reasoning` onto `effort` where supported.

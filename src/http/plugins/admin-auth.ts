@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { credentialFrom } from '../../auth/authenticate.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** preHandler for `/admin/v1`: `Authorization: Bearer <AGENT_RUNS_ADMIN_TOKEN>`, compared in constant time. */
-export function adminAuth(options: { token: string }): preHandlerAsyncHookHandler {
+/** onRequest hook for `/admin/v1`: `Authorization: Bearer <AGENT_RUNS_ADMIN_TOKEN>`, compared in constant time. */
+export function adminAuth(options: { token: string }): onRequestAsyncHookHandler {
   const expected = digest(options.token);
   return async function adminAuthHook(request: FastifyRequest, reply: FastifyReply) {
     const presented = credentialFrom(request.headers);

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { authenticate, credentialFrom, type AuthFailure } from '../../auth/authenticate.ts';
 import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../auth/api-key-secret.ts';
 import type { Principal } from '../../auth/principal.ts';
@@ -19,11 +19,11 @@ export interface WorkspaceAuthOptions {
 }
 
 /**
- * preHandler for routes under `/api/v1/workspaces/:workspaceSlug`: establishes
+ * onRequest hook for routes under `/api/v1/workspaces/:workspaceSlug`: establishes
  * the principal and checks that the URL's slug is the credential's workspace.
  * Each failure answers with exactly the body the spec gives it.
  */
-export function workspaceAuth(options: WorkspaceAuthOptions): preHandlerAsyncHookHandler {
+export function workspaceAuth(options: WorkspaceAuthOptions): onRequestAsyncHookHandler {
   return async function workspaceAuthHook(request: FastifyRequest, reply: FastifyReply) {
     const credential = credentialFrom(request.headers);
     const outcome = await authenticate(credential, options.apiKeys);

@@ -11,7 +11,8 @@ import { adminWorkspaceRoutes } from './workspaces.ts';
 
 /** `/admin/v1`: registered only when an admin token is configured. */
 export async function adminRoutes(app: FastifyInstance, options: { resources: AppResources; token: string }) {
-  app.addHook('preHandler', adminAuth({ token: options.token }));
+  // onRequest: a request without the token is refused before its body is read.
+  app.addHook('onRequest', adminAuth({ token: options.token }));
   for (const register of [
     adminWorkspaceRoutes,
     adminApiKeyRoutes,

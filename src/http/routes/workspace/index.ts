@@ -9,6 +9,7 @@ import { runRoutes } from './runs.ts';
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
   const { repos } = options.resources;
   app.decorateRequest('principal', null);
-  app.addHook('preHandler', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
+  // onRequest: a request without a valid credential is refused before its body is read.
+  app.addHook('onRequest', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
   for (const register of [modelRoutes, runRoutes, feedbackRoutes]) register(app, options.resources);
 }

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
+import { startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
+
+const slowReply = (words: number, intervalMs = 15) => ({
+  text: Array.from({ length: words }, (_, index) => `w${index} `),
+  chunkIntervalMs: intervalMs,
+});
+
+describe('the run event stream: replay, reconnect, late and concurrent subscribers, heartbeats', () => {
+  let fixture: RunFixture;
+  before(async () => {
+    fixture = await startRunFixture('openai-chat', { engine: { heartbeatMs: 40 } });
+  });
+  after(() => fixture.close());
+
+  it('a subscriber joining after the end gets the whole log replayed, then the connection closes', async () => {
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    const replay = await readAll(fixture.streamUrl(runId), fixture.headers);
+    assert.deepEqual(
+      replay.map((frame) => frame.raw),
+      frames.map((frame) => frame.raw),
+    );
+  });
+
+  it('Last-Event-ID resumes after that seq, in order, with no duplicate', async () => {
+    fixture.fake.enqueue(slowReply(6, 0));
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    const resumed = await readAll(fixture.streamUrl(runId), { ...fixture.headers, 'last-event-id': '3' });
+    assert.deepEqual(
+      resumed.map((frame) => frame.data.seq),
+      frames.filter((frame) => frame.data.seq > 3).map((frame) => frame.data.seq),
+    );
+  });
+
+  it('the lastSeq query integer resumes the same way', async () => {
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    const last = frames.at(-1)?.data.seq ?? 0;
+    const resumed = await readAll(fixture.streamUrl(runId, `?lastSeq=${last - 1}`), fixture.headers);
+    assert.deepEqual(
+      resumed.map((frame) => frame.data.seq),
+      [last],
+    );
+  });
+
+  it('a malformed lastSeq or Last-Event-ID is 400 invalid_request', async () => {
+    const { runId } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    const badQuery = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}/stream?lastSeq=-1`, {
+      headers: fixture.headers,
+    });
+    assert.equal(badQuery.status, 400);
+    assert.equal(badQuery.body.error, 'invalid_request');
+    const badHeader = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}/stream`, {
+      headers: { ...fixture.headers, 'last-event-id': 'abc' },
+    });
+    assert.equal(badHeader.status, 400);
+  });
+
+  it('a reconnect in the middle of a live run replays what was missed and continues live with no gap', async () => {
+    fixture.fake.enqueue(slowReply(30));
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'long' });
+    const first = await openSse(fixture.streamUrl(created.body.runId), fixture.headers);
+    const seen: SseFrame[] = [];
+    for await (const frame of first.frames) {
+      seen.push(frame);
+      if (seen.length === 5) break;
+    }
+    first.close();
+    const rest = await readAll(fixture.streamUrl(created.body.runId), {
+      ...fixture.headers,
+      'last-event-id': String(seen.at(-1)?.data.seq),
+    });
+    const all = [...seen, ...rest];
+    assert.deepEqual(
+      all.map((frame) => frame.data.seq),
+      all.map((_, index) => index + 1),
+    );
+    assert.equal(types(all).at(-1), 'result');
+    assert.equal(textOf(all), Array.from({ length: 30 }, (_, index) => `w${index} `).join(''));
+  });
+
+  it('many concurrent subscribers, joining at different times, each get every event exactly once in order', async () => {
+    fixture.fake.enqueue(slowReply(40, 10));
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'fan out' });
+    const url = fixture.streamUrl(created.body.runId);
+    const readers: Promise<SseFrame[]>[] = [];
+    for (let index = 0; index < 12; index++) {
+      readers.push(readAll(url, fixture.headers));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const results = await Promise.all(readers);
+    const expected = results[0]?.map((frame) => frame.raw);
+    assert.equal(expected?.length, 42);
+    for (const frames of results) {
+      assert.deepEqual(
+        frames.map((frame) => frame.raw),
+        expected,
+      );
+    }
+  });
+
+  it('idle connections get heartbeat comments while the model has not answered', async () => {
+    fixture.fake.enqueue({ text: ['late'], firstChunkDelayMs: 250 });
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'wait' });
+    const stream = await openSse(fixture.streamUrl(created.body.runId), fixture.headers);
+    assert.equal(stream.status, 200);
+    assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames: SseFrame[] = [];
+    for await (const frame of stream.frames) frames.push(frame);
+    assert.ok(stream.comments.length >= 2, `expected heartbeats, saw ${stream.comments.length}`);
+    assert.equal(types(frames).at(-1), 'result');
+  });
+});
