@@ -53,6 +53,9 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       'AGENT_RUNS_SECRET is not set: using a generated secret kept beside the database',
     );
   }
+  // Provider warnings (unsupported settings, compatibility modes) go to our log, not to stderr.
+  globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
+    options.logger.debug({ provider, model, warnings }, 'model provider warnings');
   const storage = openStorage(config.storage, options.storage ?? {});
   try {
     const applied = await migrateToLatest(storage);

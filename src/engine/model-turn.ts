@@ -1,6 +1,7 @@
 import { streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { canonicalFinishReason } from '../providers/finish-reason.ts';
 import { classifyProviderError, type ProviderFailure } from '../providers/error-classification.ts';
+import type { SdkReasoning } from '../providers/reasoning.ts';
 import { usageOf, zeroUsage, type TokenUsage } from './token-usage.ts';
 
 export interface ModelTurnRequest {
@@ -9,6 +10,8 @@ export interface ModelTurnRequest {
   messages: ModelMessage[];
   tools?: ToolSet;
   providerOptions?: Record<string, Record<string, unknown>>;
+  /** The SDK's portable reasoning setting, resolved per model; explicit provider options win. */
+  reasoning?: SdkReasoning;
   abortSignal: AbortSignal;
   /** Forward thought parts (only when a reasoning level above 0 was requested). */
   streamThinking: boolean;
@@ -68,6 +71,7 @@ export async function streamModelTurn(request: ModelTurnRequest, output: ModelTu
       messages: request.messages,
       ...(request.tools && { tools: request.tools }),
       ...(request.providerOptions && { providerOptions: request.providerOptions as never }),
+      ...(request.reasoning && { reasoning: request.reasoning }),
       maxRetries: 0,
       abortSignal: request.abortSignal,
       // The provider fetches `input_file_url` attachments itself; the service never downloads them.

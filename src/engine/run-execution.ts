@@ -73,6 +73,7 @@ export class RunExecution {
       abortSignal: this.#signal,
       streamThinking: reasoning.exposesThinking && (reasoningLevel ?? 0) > 0,
       ...(reasoning.providerOptions && { providerOptions: reasoning.providerOptions }),
+      ...(reasoning.reasoning && { reasoning: reasoning.reasoning }),
     };
 
     for (let turn = 0; ; turn++) {

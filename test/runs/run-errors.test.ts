@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
+
+describe('provider failures: classification, retries, truncation', () => {
+  let fixture: RunFixture;
+  before(async () => {
+    fixture = await startRunFixture('anthropic-messages');
+  });
+  after(() => fixture.close());
+
+  const snapshotOf = (runId: string) =>
+    fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers });
+
+  it('a 429 is retried, honoring Retry-After, and the run then succeeds', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue(
+      { type: 'http-error', status: 429, headers: { 'retry-after-ms': '120' } },
+      { text: ['recovered'] },
+    );
+    const started = Date.now();
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.equal(types(frames).at(-1), 'result');
+    assert.equal(frames.at(-1)?.data.data.text, 'recovered');
+    assert.equal(frames.at(-1)?.data.data.turns, 1);
+    assert.equal(fixture.fake.requests.length, 2);
+    const gap = (fixture.fake.requests[1]?.receivedAt ?? 0) - (fixture.fake.requests[0]?.receivedAt ?? 0);
+    assert.ok(gap >= 110, `the retry waited for Retry-After (${gap} ms)`);
+    assert.ok(Date.now() - started < 5000);
+  });
+
+  it('overloaded (529) retried until retries run out ends in an error event with errorClass overloaded', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'http-error', status: 529 });
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.deepEqual(types(frames), ['error']);
+    const error = frames[0]?.data.data;
+    assert.equal(error?.errorClass, 'overloaded');
+    assert.equal(error?.code, 'overloaded');
+    assert.equal(error?.retryable, true);
+    assert.equal(error?.apiStatus, 529);
+    assert.equal(error?.apiCode, 'overloaded_error');
+    assert.equal(error?.turns, 1, 'a failing invocation counts as a turn');
+    assert.equal(fixture.fake.requests.length, 4, 'first attempt plus three retries');
+    const snapshot = await snapshotOf(runId);
+    assert.equal(snapshot.body.status, 'failed');
+    assert.equal(snapshot.body.error, error?.error);
+  });
+
+  it('a server error (500) is classified server and retried', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'http-error', status: 500 }, { text: ['ok'] });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.equal(types(frames).at(-1), 'result');
+    assert.equal(fixture.fake.requests.length, 2);
+  });
+
+  it('an auth failure (401) is not retried: errorClass auth', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'http-error', status: 401 });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.equal(frames.at(-1)?.data.data.errorClass, 'auth');
+    assert.equal(frames.at(-1)?.data.data.retryable, false);
+    assert.equal(fixture.fake.requests.length, 1);
+  });
+
+  it('a context-window rejection is errorClass context_window', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'http-error', status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.equal(frames.at(-1)?.data.data.errorClass, 'context_window');
+    assert.equal(frames.at(-1)?.data.data.apiStatus, 400);
+  });
+
+  it('other bad requests are errorClass invalid_request with the provider message', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'http-error', status: 400, message: 'temperature: out of range' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.equal(frames.at(-1)?.data.data.errorClass, 'invalid_request');
+    assert.match(frames.at(-1)?.data.data.error, /temperature/);
+  });
+
+  it('truncation: the last assistant_message has finishReason max_tokens, then error truncation with partialText', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'max_tokens' });
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'story' });
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
+    assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
+    assert.equal(frames[2]?.data.data.text, 'Once upon a time');
+    const error = frames[3]?.data.data;
+    assert.equal(error?.errorClass, 'truncation');
+    assert.equal(error?.code, 'truncation');
+    assert.equal(error?.finishReason, 'max_tokens');
+    assert.equal(error?.partialText, 'Once upon a time');
+    const snapshot = await snapshotOf(runId);
+    assert.equal(snapshot.body.status, 'failed');
+    assert.equal(snapshot.body.finalText, 'Once upon a time');
+    assert.equal(snapshot.body.error, error?.error);
+    assert.deepEqual(snapshot.body.failureReason, { errorClass: 'truncation', finishReason: 'max_tokens' });
+  });
+
+  it('a stream dropped after output is not retried (it would repeat text): error server with partialText', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ text: ['partial ', 'reply ', 'never ', 'finished'], dropAfterChunks: 5 });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const terminal = frames.at(-1)?.data;
+    assert.equal(terminal?.type, 'error');
+    assert.equal(terminal?.data.errorClass, 'server');
+    assert.ok((terminal?.data.partialText as string).startsWith('partial'), terminal?.data.partialText);
+    assert.equal(fixture.fake.requests.length, 1);
+    const message = frames.find((frame) => frame.data.type === 'assistant_message');
+    assert.equal(message?.data.data.text, terminal?.data.partialText, 'the last assistant_message carries the partial text');
+  });
+
+  it('a refusal is reported with the canonical finishReason refusal', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ text: ['I cannot help with that.'], finishReason: 'refusal' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const message = frames.find((frame) => frame.data.type === 'assistant_message');
+    assert.equal(message?.data.data.finishReason, 'refusal');
+    assert.equal(types(frames).at(-1), 'result');
+  });
+});
