@@ -1,0 +1,412 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { after, afterEach, before, describe, it } from 'node:test';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(REPO, 'src/cli/main.ts');
+
+/** Configuration the service reads from the environment: none leaks in from the test runner's own env. */
+const CONFIG_VARS = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'AGENT_RUNS_ROLE',
+  'AGENT_RUNS_ADMIN_TOKEN',
+  'AGENT_RUNS_PUBLIC_URL',
+  'AGENT_RUNS_SECRET',
+  'LOG_LEVEL',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'NODE_TEST_CONTEXT',
+  'NODE_OPTIONS',
+];
+
+const LISTENING = /^listening on (http:\/\/\S+)$/m;
+const CURL = /curl -s (\S+) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)'/;
+const ANY_KEY = /svc_[A-Za-z0-9]{20,}/;
+
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARS) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** A long-running `agent-runs <command>` child whose output is collected as it arrives. */
+class ServiceProcess {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  #waiters: Array<() => void> = [];
+
+  constructor(args: readonly string[], env: Record<string, string>, nodeArgs: readonly string[] = []) {
+    this.child = spawn(process.execPath, [...nodeArgs, MAIN, ...args], {
+      cwd: REPO,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const notify = () => {
+      for (const waiter of this.#waiters) waiter();
+    };
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stdout += chunk;
+      notify();
+    });
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr += chunk;
+      notify();
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on('exit', (code, signal) => {
+        resolve({ code, signal });
+        notify();
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves with the first match of `pattern` on stdout; rejects if the process exits first or time runs out. */
+  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(this.stdout);
+        if (match) return finish(() => resolve(match));
+        if (!this.running) {
+          return finish(() =>
+            reject(
+              new Error(`exited before printing ${pattern}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`),
+            ),
+          );
+        }
+      };
+      const timer = setTimeout(
+        () =>
+          finish(() =>
+            reject(
+              new Error(
+                `no ${pattern} within ${timeoutMs} ms\nstdout: ${this.stdout}\nstderr: ${this.stderr}`,
+              ),
+            ),
+          ),
+        timeoutMs,
+      );
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        this.#waiters = this.#waiters.filter((waiter) => waiter !== check);
+        settle();
+      };
+      this.#waiters.push(check);
+      check();
+    });
+  }
+
+  /** Sends `signal` and resolves with the exit, or rejects after `timeoutMs`. */
+  async stop(
+    signal: NodeJS.Signals = 'SIGTERM',
+    timeoutMs = 5_000,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
+    const started = Date.now();
+    if (this.running) this.child.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`did not exit within ${timeoutMs} ms of ${signal}\nstderr: ${this.stderr}`)),
+        timeoutMs,
+      );
+    });
+    try {
+      const exit = await Promise.race([this.exited, timeout]);
+      return { ...exit, ms: Date.now() - started };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  kill(): void {
+    if (this.running) this.child.kill('SIGKILL');
+  }
+}
+
+function runToExit(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd: REPO,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `agent-runs ${args.join(' ')} did not exit within 20 s\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
+    }, 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+interface JsonResponse {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
+}
+
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+describe('agent-runs dev / serve / migrate as processes', () => {
+  let dir: string;
+  const started: ServiceProcess[] = [];
+  const start = (args: readonly string[], env: Record<string, string>, nodeArgs: readonly string[] = []) => {
+    const service = new ServiceProcess(args, env, nodeArgs);
+    started.push(service);
+    return service;
+  };
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-runs-dev-'));
+  });
+  afterEach(() => {
+    for (const service of started.splice(0)) service.kill();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('dev mode on an empty database, without provider keys', () => {
+    let env: Record<string, string>;
+    let printed: { url: string; authorization: string } | undefined;
+
+    before(() => {
+      env = { DATABASE_URL: `sqlite:${join(dir, 'dev', 'agent-runs.db')}`, PORT: '0' };
+    });
+
+    it('prints listening on http://HOST:PORT and a curl whose URL and key answer 200 with mock/echo as the default model', async () => {
+      const dev = start(['dev'], env);
+      const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      assert.match(baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.doesNotMatch(baseUrl, /:0$/, 'the printed port is the real one, not 0');
+      const [, url = '', authorization = ''] = await dev.waitFor(CURL);
+      assert.ok(
+        url.startsWith(`${baseUrl}/api/v1/workspaces/default/`),
+        `the curl targets workspace default on ${baseUrl}: ${url}`,
+      );
+      printed = { url, authorization };
+
+      const response = await getJson(url, { authorization });
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      assert.equal(response.body.defaultModelId, 'mock/echo');
+      const mock = response.body.models.find((model: { id: string }) => model.id === 'mock/echo');
+      assert.ok(mock, 'the offline mock model is listed');
+      assert.equal(mock.provider, 'mock');
+      assert.equal(mock.vendorModelId, 'echo');
+
+      const stop = await dev.stop('SIGTERM');
+      assert.equal(stop.code, 0, `exit code 0 on SIGTERM (stderr: ${dev.stderr})`);
+      assert.ok(stop.ms < 5_000, `stopped promptly (${stop.ms} ms)`);
+    });
+
+    it('a second start on the same database creates and prints no key, and the first key still works', async () => {
+      assert.ok(printed, 'the first start printed a curl');
+      const dev = start(['dev'], env);
+      const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
+      assert.doesNotMatch(dev.stdout, ANY_KEY, 'no API key is printed');
+      assert.doesNotMatch(dev.stdout, /curl -s \S+ -H 'Authorization: Bearer svc_/);
+
+      const path = new URL(printed.url).pathname;
+      const response = await getJson(`${baseUrl}${path}`, { authorization: printed.authorization });
+      assert.equal(response.status, 200);
+      assert.equal(response.body.defaultModelId, 'mock/echo');
+
+      const stop = await dev.stop('SIGTERM');
+      assert.equal(stop.code, 0);
+    });
+
+    it('SIGINT also stops the server with exit code 0', async () => {
+      const dev = start(['dev'], env);
+      const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
+      const stop = await dev.stop('SIGINT');
+      assert.equal(stop.code, 0, dev.stderr);
+      assert.ok(stop.ms < 5_000, `stopped promptly (${stop.ms} ms)`);
+    });
+  });
+
+  describe('signals at the moment readiness is announced', () => {
+    // A supervisor may signal the process the instant it reads `listening on`. This preload makes that
+    // deterministic: the process signals itself right after writing the line, which is the earliest
+    // moment anyone outside can see it. Regression: serve.ts used to register the handlers only after
+    // printing `listening on` and the banner, so the default action killed the process.
+    const SIGNAL_ON_LISTENING = (signal: NodeJS.Signals) =>
+      `data:text/javascript,${encodeURIComponent(`
+        const write = process.stdout.write.bind(process.stdout);
+        process.stdout.write = (chunk, ...rest) => {
+          const result = write(chunk, ...rest);
+          if (String(chunk).startsWith('listening on ')) process.kill(process.pid, '${signal}');
+          return result;
+        };`)}`;
+
+    for (const [command, signal] of [
+      ['dev', 'SIGTERM'],
+      ['serve', 'SIGINT'],
+    ] as const) {
+      it(`${command}: a ${signal} that arrives as soon as 'listening on' is printed still stops cleanly with exit code 0`, async () => {
+        const service = start(
+          [command],
+          {
+            DATABASE_URL: `sqlite:${join(dir, `early-${command}`, 'agent-runs.db')}`,
+            PORT: '0',
+            AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+          },
+          ['--import', SIGNAL_ON_LISTENING(signal)],
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const exit = await Promise.race([
+          service.exited,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`no exit within 5 s\nstdout: ${service.stdout}`)),
+              5_000,
+            );
+          }),
+        ]).finally(() => clearTimeout(timer));
+        assert.match(service.stdout, LISTENING);
+        assert.deepEqual(exit, { code: 0, signal: null }, `stderr: ${service.stderr}`);
+      });
+    }
+  });
+
+  describe('dev mode on a database that already has other workspaces', () => {
+    // Regression: dev mode skips the bootstrap when *any* workspace exists; the banner used to claim
+    // "workspace 'default' already exists" and suggest `admin api-keys create default` (a 404) anyway.
+    it("creates no key and does not claim that a workspace 'default' exists when it does not", async () => {
+      const env = { DATABASE_URL: `sqlite:${join(dir, 'populated', 'agent-runs.db')}`, PORT: '0' };
+      const created = await runToExit(['admin', 'workspaces', 'create', '--slug', 'acme', '--json'], env);
+      assert.equal(created.code, 0, created.stderr);
+
+      const dev = start(['dev'], env);
+      const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
+      const stop = await dev.stop('SIGTERM');
+      assert.equal(stop.code, 0);
+      assert.doesNotMatch(dev.stdout, ANY_KEY, 'no key is printed for a database that was not empty');
+
+      const listed = await runToExit(['admin', 'workspaces', 'list', '--json'], env);
+      const slugs = (JSON.parse(listed.stdout) as { workspaces: { slug: string }[] }).workspaces.map(
+        (w) => w.slug,
+      );
+      assert.deepEqual(slugs, ['acme'], 'dev mode created no workspace in a populated database');
+      assert.doesNotMatch(dev.stdout, /workspace 'default' already exists/, `stdout:\n${dev.stdout}`);
+    });
+  });
+
+  describe('serve on an empty database', () => {
+    it('prints listening on, creates no workspace, prints no key and offers no mock model', async () => {
+      const adminToken = randomBytes(24).toString('base64url');
+      const serve = start(['serve'], {
+        DATABASE_URL: `sqlite:${join(dir, 'serve', 'agent-runs.db')}`,
+        PORT: '0',
+        AGENT_RUNS_ADMIN_TOKEN: adminToken,
+        AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+      });
+      const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      const admin = { authorization: `Bearer ${adminToken}` };
+
+      const workspaces = await getJson(`${baseUrl}/admin/v1/workspaces`, admin);
+      assert.equal(workspaces.status, 200);
+      assert.deepEqual(workspaces.body.workspaces, [], 'serve creates no workspace');
+
+      // Provision a workspace and key to look at its catalog.
+      const created = await fetch(`${baseUrl}/admin/v1/workspaces`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug: 'prod' }),
+      });
+      assert.equal(created.status, 201);
+      const keyResponse = await fetch(`${baseUrl}/admin/v1/workspaces/prod/api-keys`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const { key } = (await keyResponse.json()) as { key: string };
+      const models = await getJson(`${baseUrl}/api/v1/workspaces/prod/models`, {
+        authorization: `Bearer ${key}`,
+      });
+      assert.equal(models.status, 200);
+      assert.ok(
+        !models.body.models.some((model: { provider: string }) => model.provider === 'mock'),
+        'no mock model',
+      );
+      assert.equal(models.body.defaultModelId, null);
+
+      assert.doesNotMatch(serve.stdout, ANY_KEY, 'serve prints no key');
+      assert.doesNotMatch(serve.stdout, /dev mode/);
+      const stop = await serve.stop('SIGTERM');
+      assert.equal(stop.code, 0, serve.stderr);
+    });
+  });
+
+  describe('migrate', () => {
+    it('prints the applied migrations, then "up to date" on a second run', async () => {
+      const path = join(dir, 'migrate', 'agent-runs.db');
+      const env = { DATABASE_URL: `sqlite:${path}` };
+      const first = await runToExit(['migrate'], env);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /applied \d+ migration/);
+      assert.match(first.stdout, /0001-foundation/);
+      assert.ok(existsSync(path), 'the database file was created');
+
+      const second = await runToExit(['migrate'], env);
+      assert.equal(second.code, 0, second.stderr);
+      assert.match(second.stdout, /up to date/);
+      assert.doesNotMatch(second.stdout, /applied/);
+    });
+  });
+
+  describe('bad configuration', () => {
+    it('PORT=abc exits with code 2 and a message naming PORT, without listening', async () => {
+      for (const command of ['serve', 'dev']) {
+        const result = await runToExit([command], {
+          DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
+          PORT: 'abc',
+        });
+        assert.equal(result.code, 2, `${command}: ${result.stderr}`);
+        assert.match(result.stderr, /PORT/);
+        assert.doesNotMatch(result.stdout, /listening on/);
+      }
+    });
+
+    it('PORT out of range exits with code 2 naming PORT', async () => {
+      const result = await runToExit(['serve'], {
+        DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
+        PORT: '70000',
+      });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /PORT/);
+    });
+  });
+});
