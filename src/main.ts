@@ -17,6 +17,7 @@ import { RunService } from './engine/run-service.ts';
 import type { RunQueue } from './engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
+import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
@@ -78,6 +79,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const writer = new EventLogWriter(repos.runEvents, bus);
     const runService = new RunService({
       runs: repos.runs,
+      toolCalls: repos.toolCalls,
       agents: repos.agents,
       catalog,
       queue,
@@ -93,6 +95,9 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         writer,
         signals,
         catalog,
+        toolCalls: repos.toolCalls,
+        checkpoints: repos.checkpoints,
+        validator: new JsonSchemaValidator(),
         retryPolicy: options.engine?.retryPolicy ?? DEFAULT_RETRY_POLICY,
         logger: options.logger,
       });

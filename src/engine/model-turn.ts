@@ -9,6 +9,7 @@ export interface ModelTurnRequest {
   instructions: string;
   messages: ModelMessage[];
   tools?: ToolSet;
+  toolChoice?: 'auto' | 'none';
   providerOptions?: Record<string, Record<string, unknown>>;
   /** The SDK's portable reasoning setting, resolved per model; explicit provider options win. */
   reasoning?: SdkReasoning;
@@ -70,6 +71,7 @@ export async function streamModelTurn(request: ModelTurnRequest, output: ModelTu
       instructions: request.instructions,
       messages: request.messages,
       ...(request.tools && { tools: request.tools }),
+      ...(request.toolChoice && { toolChoice: request.toolChoice }),
       ...(request.providerOptions && { providerOptions: request.providerOptions as never }),
       ...(request.reasoning && { reasoning: request.reasoning }),
       maxRetries: 0,

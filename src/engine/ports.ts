@@ -26,8 +26,8 @@ export interface RunEventBus {
   subscribe(runId: string, listener: (event: PublishedEvent) => void): () => void;
 }
 
-/** Control messages to the worker that owns a run (cancellation; tool results later). */
-export type RunSignal = { kind: 'cancel' };
+/** Control messages to the worker that owns a run; the stored state they point at is the truth. */
+export type RunSignal = { kind: 'cancel' } | { kind: 'tool_result'; toolUseId: string };
 
 export interface RunSignals {
   send(runId: string, signal: RunSignal): Promise<void>;

@@ -9,7 +9,17 @@ import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { reasoningCallSettings } from '../providers/reasoning.ts';
 import { RunCancelled } from './abort-reasons.ts';
 import { initialConversation } from './conversation.ts';
-import { ModelTurnError, streamModelTurn, type CompletedTurn, type ModelTurnRequest } from './model-turn.ts';
+import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
+import { modelToolSet, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
+import type { ModelMessage } from 'ai';
+import type { RunCheckpointRepository, StoredCheckpoint } from '../storage/repositories/run-checkpoint-repository.ts';
+import {
+  ModelTurnError,
+  streamModelTurn,
+  type CompletedTurn,
+  type ModelTurnRequest,
+  type ToolCallRequest,
+} from './model-turn.ts';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
 import type { RunEmitter } from './run-emitter.ts';
 import {
@@ -23,10 +33,36 @@ import {
 } from './terminal-events.ts';
 import { addUsage, zeroUsage, type TokenUsage } from './token-usage.ts';
 
-export interface RunExecutionDeps {
+export interface RunExecutionDeps extends ClientToolRoundDeps {
   catalog: ModelCatalog;
+  checkpoints: RunCheckpointRepository;
   retryPolicy: RetryPolicy;
   logger: Logger;
+}
+
+/** The safety cap on tool turns when the spec's `budgets.maxToolTurns` is not given. */
+export const DEFAULT_MAX_TOOL_TURNS = 50;
+
+/** What a run needs to go on after a restart, taken when a model turn ends with tool calls. */
+export interface RunCheckpointState {
+  /** The conversation after the initial input: assistant turns and tool results. */
+  messages: ModelMessage[];
+  tokens: TokenUsage;
+  turns: number;
+  lastText: string | null;
+  pendingRound: { turn: number; toolCalls: ToolCallRequest[] };
+}
+
+/** Where a restarted worker resumes a run: its checkpoint and what the log shows after it. */
+export interface ResumePoint extends ResumedRound {
+  checkpoint: StoredCheckpoint<RunCheckpointState>;
+}
+
+export interface RunExecutionSignals {
+  /** Aborted on cancel, shutdown or an event-log failure: stops model calls. */
+  abort: AbortSignal;
+  /** Aborted on shutdown or an event-log failure only: a cancelled run still waits for its pending tool calls. */
+  stop: AbortSignal;
 }
 
 /**
@@ -39,17 +75,28 @@ export class RunExecution {
   readonly #spec: RunSpec;
   readonly #emitter: RunEmitter;
   readonly #signal: AbortSignal;
+  readonly #stop: AbortSignal;
   #tokens: TokenUsage = zeroUsage();
   #turns = 0;
   #model: ModelInfo;
   #lastText: string | null = null;
 
-  constructor(deps: RunExecutionDeps, run: Run, emitter: RunEmitter, signal: AbortSignal) {
+  readonly #resume: ResumePoint | undefined;
+
+  constructor(
+    deps: RunExecutionDeps,
+    run: Run,
+    emitter: RunEmitter,
+    signals: RunExecutionSignals,
+    resume?: ResumePoint,
+  ) {
     this.#deps = deps;
+    this.#resume = resume;
     this.#run = run;
     this.#spec = run.spec as unknown as RunSpec;
     this.#emitter = emitter;
-    this.#signal = signal;
+    this.#signal = signals.abort;
+    this.#stop = signals.stop;
     const { model } = this.#spec.effective;
     this.#model = { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId };
   }
@@ -62,6 +109,8 @@ export class RunExecution {
   async #loop(): Promise<TerminalEvent> {
     this.#throwIfAborted();
     const { model: runModel, reasoningLevel } = this.#spec.effective;
+    const tools = resolveRunTools(this.#spec.effective.tools);
+    const toolSet = modelToolSet(tools);
     const resolved = await this.#deps.catalog.resolve(this.#run.workspaceId, runModel.ref);
     const reasoning = reasoningCallSettings(resolved.api, reasoningLevel ?? undefined);
     if (reasoning.label !== undefined) this.#model = { ...this.#model, reasoningEffort: reasoning.label };
@@ -75,10 +124,34 @@ export class RunExecution {
       ...(reasoning.providerOptions && { providerOptions: reasoning.providerOptions }),
       ...(reasoning.reasoning && { reasoning: reasoning.reasoning }),
     };
+    const maxToolTurns = this.#spec.budgets?.maxToolTurns ?? DEFAULT_MAX_TOOL_TURNS;
+    let history: ModelMessage[] = [];
+    let firstTurn = 0;
 
-    for (let turn = 0; ; turn++) {
+    if (this.#resume) {
+      // A restarted worker picks the run up at its last tool round: same conversation, same usage,
+      // and the round's calls are not published again.
+      const { state } = this.#resume.checkpoint;
+      ({ tokens: this.#tokens, turns: this.#turns, lastText: this.#lastText } = state);
+      history = state.messages;
+      firstTurn = state.pendingRound.turn + 1;
+      const outcome = await this.#toolRound(tools, state.pendingRound.toolCalls, this.#resume);
+      if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
+      history = [...history, outcome.message];
+    }
+
+    for (let turn = firstTurn; ; turn++) {
       this.#throwIfAborted();
-      const completed = await this.#callModel(request, turn);
+      // Past the tool-turn cap the model gets a tools-disabled final turn instead of looping on.
+      const toolsEnabled = toolSet !== undefined && turn < maxToolTurns;
+      const completed = await this.#callModel(
+        {
+          ...request,
+          messages: [...conversation.messages, ...history],
+          ...(toolSet && { tools: toolSet, toolChoice: toolsEnabled ? 'auto' : 'none' }),
+        },
+        turn,
+      );
       this.#emitAssistantMessage(turn, completed);
       if (completed.finishReason === 'max_tokens') {
         return this.#failure({
@@ -90,10 +163,49 @@ export class RunExecution {
           retryable: false,
         });
       }
-      // Tools that the run can execute arrive with the client-tools capability; with none offered
-      // the model has nothing to call, so a completed turn is the final reply.
-      return resultEvent(completed.text, this.#usage(), NO_STRUCTURED_OUTPUT);
+      if (completed.toolCalls.length === 0 || !toolsEnabled) {
+        return resultEvent(completed.text, this.#usage(), NO_STRUCTURED_OUTPUT);
+      }
+      history = [...history, ...completed.responseMessages];
+      await this.#checkpoint({
+        messages: history,
+        tokens: this.#tokens,
+        turns: this.#turns,
+        lastText: this.#lastText,
+        pendingRound: { turn, toolCalls: completed.toolCalls },
+      });
+      const outcome = await this.#toolRound(tools, completed.toolCalls);
+      if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
+      history = [...history, outcome.message];
     }
+  }
+
+  #toolRound(tools: RunTools, calls: ToolCallRequest[], resumed?: ResumedRound) {
+    return runClientToolRound(
+      this.#deps,
+      {
+        runId: this.#run.id,
+        tools,
+        emitter: this.#emitter,
+        timeoutMs: this.#spec.effective.localToolTimeoutMs,
+        stop: this.#stop,
+        ...(resumed && { resumed }),
+      },
+      calls,
+    );
+  }
+
+  #toolTimeout(call: { toolUseId: string; name: string }): TerminalEvent {
+    this.#throwIfAborted();
+    const { localToolTimeoutMs } = this.#spec.effective;
+    const message = `local tool ${call.name} (${call.toolUseId}) got no result within ${localToolTimeoutMs} ms`;
+    return resultEvent(this.#lastText ?? '', this.#usage(), NO_STRUCTURED_OUTPUT, 'error_local_tool_timeout', message);
+  }
+
+  /** Stored once the turn's events are durable, so the checkpoint never runs ahead of the log. */
+  async #checkpoint(state: RunCheckpointState): Promise<void> {
+    await this.#emitter.durable();
+    await this.#deps.checkpoints.save(this.#run.id, this.#emitter.lastSeq, state);
   }
 
   /** One turn's model call, retried on rate limits, overload and server errors while no output was sent. */

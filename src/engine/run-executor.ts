@@ -4,7 +4,12 @@ import { EventLogFailure, RunCancelled, ServiceShutdown } from './abort-reasons.
 import type { EventLogWriter } from './event-log-writer.ts';
 import type { EventStore, RunJob, RunSignals } from './ports.ts';
 import { RunEmitter } from './run-emitter.ts';
-import { RunExecution, type RunExecutionDeps } from './run-execution.ts';
+import {
+  RunExecution,
+  type ResumePoint,
+  type RunCheckpointState,
+  type RunExecutionDeps,
+} from './run-execution.ts';
 import { errorEvent, NO_STRUCTURED_OUTPUT, type TerminalEvent } from './terminal-events.ts';
 import { zeroUsage } from './token-usage.ts';
 import type { Run } from '../domain/run.ts';
@@ -27,25 +32,44 @@ export class RunExecutor {
     this.#deps = deps;
   }
 
+  /**
+   * A run can be resumed when its log ends at its checkpoint (a model turn that asked for tools)
+   * followed only by the round's calls and answers: it was waiting for the client.
+   */
+  async #resumePoint(runId: string): Promise<ResumePoint | undefined> {
+    const checkpoint = await this.#deps.checkpoints.load<RunCheckpointState>(runId);
+    if (!checkpoint) return undefined;
+    const after = await this.#deps.events.readAfter(runId, checkpoint.seq, 100_000);
+    if (!after.every((event) => RESUMABLE_AFTER_CHECKPOINT.has(event.type))) return undefined;
+    const idsOf = (type: string) =>
+      new Set(after.filter((event) => event.type === type).map((event) => toolUseIdOf(event.dataJson)));
+    return { checkpoint, published: idsOf('local_tool_call'), echoed: idsOf('local_tool_result_in') };
+  }
+
   async execute(job: RunJob): Promise<void> {
     const { runs, events, writer, signals, logger } = this.#deps;
     const run = await runs.findByIdAnyWorkspace(job.runId);
     if (!run || run.endedAt !== null) return;
 
+    // `abort` stops model calls for any reason; `stop` only for reasons that also end tool waits.
     const abort = new AbortController();
+    const stop = new AbortController();
+    const halt = (reason: Error) => {
+      if (!abort.signal.aborted) abort.abort(reason);
+      if (!stop.signal.aborted) stop.abort(reason);
+    };
     const stopListening = signals.listen(run.id, (signal) => {
       if (signal.kind === 'cancel' && !abort.signal.aborted) abort.abort(new RunCancelled());
     });
-    const onShutdown = () => abort.abort(new ServiceShutdown());
+    const onShutdown = () => halt(new ServiceShutdown());
     this.#deps.shutdown.addEventListener('abort', onShutdown, { once: true });
     try {
       const lastSeq = await events.lastSeq(run.id);
-      const emitter = new RunEmitter(writer, run.id, lastSeq, (error) => {
-        if (!abort.signal.aborted) abort.abort(new EventLogFailure(error));
-      });
-      if (lastSeq > 0) {
-        // Started before and interrupted (a restart): re-running the model would repeat what the
-        // client already saw, so the run ends with an error it can retry.
+      const emitter = new RunEmitter(writer, run.id, lastSeq, (error) => halt(new EventLogFailure(error)));
+      const resume = lastSeq > 0 ? await this.#resumePoint(run.id) : undefined;
+      if (lastSeq > 0 && !resume) {
+        // Interrupted in the middle of a model turn: re-running it would repeat what the client
+        // already saw, so the run ends with an error it can retry.
         const interrupted = interruptedTerminal(run);
         await emitter.end(interrupted.type, interrupted.data, interrupted.outcome);
         return;
@@ -54,7 +78,8 @@ export class RunExecutor {
       const current = await runs.findByIdAnyWorkspace(run.id);
       if (current?.cancelRequestedAt) abort.abort(new RunCancelled());
       await runs.setStatus(run.id, 'running');
-      const terminal = await new RunExecution(this.#deps, run, emitter, abort.signal).execute();
+      const execution = new RunExecution(this.#deps, run, emitter, { abort: abort.signal, stop: stop.signal }, resume);
+      const terminal = await execution.execute();
       if (abort.signal.reason instanceof ServiceShutdown) return;
       if (emitter.failure !== undefined) emitter.resync(await events.lastSeq(run.id));
       try {
@@ -70,6 +95,12 @@ export class RunExecutor {
       this.#deps.shutdown.removeEventListener('abort', onShutdown);
     }
   }
+}
+
+const RESUMABLE_AFTER_CHECKPOINT = new Set(['local_tool_call', 'local_tool_result_in']);
+
+function toolUseIdOf(dataJson: string): string {
+  return String((JSON.parse(dataJson) as { toolUseId?: unknown }).toolUseId ?? '');
 }
 
 function interruptedTerminal(run: Run): TerminalEvent {

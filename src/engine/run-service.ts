@@ -5,6 +5,9 @@ import type { RunRequest } from '../domain/run-spec.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
+import type { ToolCallRepository } from '../storage/repositories/tool-call-repository.ts';
+import type { ClientToolResult } from '../domain/tool-call.ts';
+import { acceptToolResult, type IntakeOutcome } from './tool-result-intake.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
 import type { RunQueue, RunSignals } from './ports.ts';
@@ -14,6 +17,7 @@ import { zeroUsage } from './token-usage.ts';
 
 export interface RunServiceDeps {
   runs: RunRepository;
+  toolCalls: ToolCallRepository;
   agents: AgentRepository;
   catalog: ModelCatalog;
   queue: RunQueue;
@@ -57,6 +61,11 @@ export class RunService {
     await this.#deps.runs.requestCancel(run.id);
     await this.#deps.signals.send(run.id, { kind: 'cancel' });
     return run;
+  }
+
+  /** The client's answer to a pending local tool call (any replica may take it). */
+  submitToolResult(workspaceId: string, runId: string, toolUseId: string, answer: ClientToolResult): Promise<IntakeOutcome> {
+    return acceptToolResult(this.#deps, workspaceId, runId, toolUseId, answer);
   }
 
   async get(workspaceId: string, runId: string): Promise<Run> {

@@ -3,6 +3,7 @@ import { DEFAULT_LOCAL_TOOL_TIMEOUT_MS, type RunModel, type RunRequest, type Run
 import type { ResolvedModel } from '../domain/model.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { normalizeReasoningLevel } from '../providers/reasoning.ts';
+import { resolveRunTools } from '../tools/run-tools.ts';
 
 /**
  * What a run executes, resolved at creation from the request and, for
@@ -20,13 +21,16 @@ export async function buildRunSpec(
   const modelId = request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
   const resolved = await catalog.resolve(workspaceId, modelId);
   const level = request.reasoningLevel ?? agent?.reasoningLevel ?? undefined;
+  const tools = mergeTools(agent?.tools ?? [], request.tools ?? []);
+  // Fails now (400) rather than in the worker when refs collide or name a kind this server cannot run.
+  resolveRunTools(tools);
   return {
     ...request,
     effective: {
       systemPrompt: agent?.systemPrompt ?? request.systemPrompt ?? '',
       model: runModelOf(resolved),
       reasoningLevel: level === undefined ? null : normalizeReasoningLevel(level),
-      tools: mergeTools(agent?.tools ?? [], request.tools ?? []),
+      tools,
       localToolTimeoutMs: request.localToolTimeoutMs ?? DEFAULT_LOCAL_TOOL_TIMEOUT_MS,
     },
   };

@@ -147,6 +147,24 @@ export interface RunFeedbackTable {
   updated_at: string;
 }
 
+export interface ToolCallsTable {
+  run_id: string;
+  tool_use_id: string;
+  name: string;
+  kind: string;
+  status: string;
+  result: string | null;
+  created_at: string;
+  answered_at: string | null;
+}
+
+export interface RunCheckpointsTable {
+  run_id: string;
+  seq: number;
+  state: string;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -160,4 +178,6 @@ export interface Database {
   runs: RunsTable;
   run_events: RunEventsTable;
   run_feedback: RunFeedbackTable;
+  tool_calls: ToolCallsTable;
+  run_checkpoints: RunCheckpointsTable;
 }

@@ -5,8 +5,10 @@ import { ApiKeyRepository } from './api-key-repository.ts';
 import { FeedbackRepository } from './feedback-repository.ts';
 import { OauthAppRepository } from './oauth-app-repository.ts';
 import { OfferingRepository } from './offering-repository.ts';
+import { RunCheckpointRepository } from './run-checkpoint-repository.ts';
 import { RunEventRepository } from './run-event-repository.ts';
 import { RunRepository } from './run-repository.ts';
+import { ToolCallRepository } from './tool-call-repository.ts';
 import { UserRepository } from './user-repository.ts';
 import { WorkspaceProviderRepository } from './workspace-provider-repository.ts';
 import { WorkspaceRepository } from './workspace-repository.ts';
@@ -24,6 +26,8 @@ export interface Repositories {
   runs: RunRepository;
   runEvents: RunEventRepository;
   feedback: FeedbackRepository;
+  toolCalls: ToolCallRepository;
+  checkpoints: RunCheckpointRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -39,5 +43,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     runs: new RunRepository(db),
     runEvents: new RunEventRepository(db),
     feedback: new FeedbackRepository(db),
+    toolCalls: new ToolCallRepository(db),
+    checkpoints: new RunCheckpointRepository(db),
   };
 }

@@ -8,6 +8,7 @@ import { runCredential } from '../../run-credential.ts';
 import { runSnapshot } from '../../presenters/run-snapshot.ts';
 import type { AppResources } from '../../resources.ts';
 import { runRequestSchema } from '../../schemas/agent-spec.ts';
+import { toolResultSchema } from '../../schemas/tool-result.ts';
 import { RunEventStream } from '../../sse/run-event-stream.ts';
 
 type RunParams = { workspaceSlug: string; runId: string };
@@ -53,11 +54,25 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     await stream.start();
   });
 
+  app.post<{ Params: RunParams }>('/agent-runs/:runId/tool-results', { bodyLimit: TOOL_RESULT_BODY_LIMIT }, async (request) => {
+    const { toolUseId, answer } = parseInput(toolResultSchema, request.body);
+    const outcome = await engine.runs.submitToolResult(
+      principalOf(request).workspace.id,
+      request.params.runId,
+      toolUseId,
+      answer,
+    );
+    return { toolUseId, accepted: true, ...(outcome === 'ignored_after_cancel' && { ignored: true }) };
+  });
+
   app.post<{ Params: RunParams }>('/agent-runs/:runId/cancel', async (request) => {
     const run = await engine.runs.cancel(principalOf(request).workspace.id, request.params.runId);
     return { runId: run.id, status: run.endedAt === null ? 'cancelling' : run.status };
   });
 }
+
+/** A 2 MB result plus 5 MB of files in base64. */
+const TOOL_RESULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Inline attachments (5 MB, base64) plus 200 messages of up to 200,000 characters. */
 const RUN_BODY_LIMIT = 64 * 1024 * 1024;

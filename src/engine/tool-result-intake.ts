@@ -1,0 +1,47 @@
+import { DomainError, NotFoundError } from '../domain/errors.ts';
+import type { ClientToolResult } from '../domain/tool-call.ts';
+import type { RunRepository } from '../storage/repositories/run-repository.ts';
+import type { ToolCallRepository } from '../storage/repositories/tool-call-repository.ts';
+import type { RunSignals } from './ports.ts';
+
+export class UnknownToolUseError extends DomainError {
+  constructor(toolUseId: string) {
+    super('unknown_tool_use', `no pending local tool call '${toolUseId}' on this run (unknown, or already answered)`);
+  }
+}
+
+export class RunTerminalError extends DomainError {
+  constructor() {
+    super('run_terminal', 'the run has already produced its terminal event; the result was dropped');
+  }
+}
+
+export type IntakeOutcome = 'accepted' | 'ignored_after_cancel';
+
+/**
+ * Accepts a client's answer to a pending call on any replica: the answer is
+ * stored (once per call) before the request is acknowledged, then the owner is
+ * signalled. After a cancellation the answer is accepted and ignored; after
+ * any other terminal event it is refused.
+ */
+export async function acceptToolResult(
+  deps: { runs: RunRepository; toolCalls: ToolCallRepository; signals: RunSignals },
+  workspaceId: string,
+  runId: string,
+  toolUseId: string,
+  answer: ClientToolResult,
+): Promise<IntakeOutcome> {
+  const run = await deps.runs.findById(workspaceId, runId);
+  if (!run) throw new NotFoundError('Run not found');
+  if (run.endedAt !== null) {
+    if (run.status === 'cancelled') return 'ignored_after_cancel';
+    throw new RunTerminalError();
+  }
+  if (await deps.toolCalls.answer(run.id, toolUseId, answer)) {
+    await deps.signals.send(run.id, { kind: 'tool_result', toolUseId });
+    return 'accepted';
+  }
+  const call = await deps.toolCalls.findOne(run.id, toolUseId);
+  if (call?.status === 'timed_out') throw new RunTerminalError();
+  throw new UnknownToolUseError(toolUseId);
+}

@@ -1,0 +1,91 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ClientToolResult, ToolCallRecord, ToolCallStatus } from '../../domain/tool-call.ts';
+import { fromNullableJson, nowIso, toJson } from '../json-column.ts';
+import type { Database, ToolCallsTable } from '../schema.ts';
+
+export interface NewToolCall {
+  toolUseId: string;
+  name: string;
+  kind: string;
+}
+
+/** Pending client tool calls and their answers; the row is what makes an answer count exactly once. */
+export class ToolCallRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void> {
+    if (calls.length === 0) return;
+    const createdAt = nowIso();
+    await this.#db
+      .insertInto('tool_calls')
+      .values(
+        calls.map((call) => ({
+          run_id: runId,
+          tool_use_id: call.toolUseId,
+          name: call.name,
+          kind: call.kind,
+          status: 'pending',
+          result: null,
+          created_at: createdAt,
+          answered_at: null,
+        })),
+      )
+      .execute();
+  }
+
+  /** Stores the answer if the call is still pending; false when it is unknown or no longer pending. */
+  async answer(runId: string, toolUseId: string, result: ClientToolResult): Promise<boolean> {
+    const outcome = await this.#db
+      .updateTable('tool_calls')
+      .set({ status: 'answered', result: toJson(result), answered_at: nowIso() })
+      .where('run_id', '=', runId)
+      .where('tool_use_id', '=', toolUseId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(outcome.numUpdatedRows) > 0;
+  }
+
+  /** Marks the calls that are still pending as timed out (later answers are refused). */
+  async expire(runId: string, toolUseIds: readonly string[]): Promise<void> {
+    if (toolUseIds.length === 0) return;
+    await this.#db
+      .updateTable('tool_calls')
+      .set({ status: 'timed_out' })
+      .where('run_id', '=', runId)
+      .where('tool_use_id', 'in', toolUseIds)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  async find(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]> {
+    if (toolUseIds.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('tool_calls')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('tool_use_id', 'in', toolUseIds)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async findOne(runId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
+    const [record] = await this.find(runId, [toolUseId]);
+    return record;
+  }
+}
+
+function toRecord(row: Selectable<ToolCallsTable>): ToolCallRecord {
+  return {
+    runId: row.run_id,
+    toolUseId: row.tool_use_id,
+    name: row.name,
+    kind: row.kind,
+    status: row.status as ToolCallStatus,
+    result: fromNullableJson<ClientToolResult>(row.result),
+    createdAt: row.created_at,
+    answeredAt: row.answered_at,
+  };
+}

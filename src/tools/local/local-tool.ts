@@ -1,0 +1,39 @@
+import { isJsonObject, objectInputSchema, type ClientTool } from '../client-tool.ts';
+
+export const LONG_RUNNING_HINT =
+  'This is a long-running operation: if it already returned an intermediate or pending status, do not call it again.';
+
+export interface LocalToolRef {
+  kind: 'local';
+  name: string;
+  description?: string;
+  parameters?: unknown;
+  outputSchema?: unknown;
+  longRunning?: boolean;
+  readOnly?: boolean;
+  retain?: boolean;
+}
+
+/**
+ * `local`: the client's own function. A non-object `parameters` root becomes
+ * the empty object schema; a non-object `outputSchema` is dropped. Providers
+ * here take no per-tool response schema, so a present `outputSchema` becomes a
+ * description hint and results are validated host-side.
+ */
+export function localTool(ref: LocalToolRef): ClientTool {
+  const outputSchema = isJsonObject(ref.outputSchema) && ref.outputSchema.type === 'object' ? ref.outputSchema : undefined;
+  const hints = [
+    ref.longRunning ? LONG_RUNNING_HINT : undefined,
+    outputSchema ? `It returns JSON matching this schema: ${JSON.stringify(outputSchema)}` : undefined,
+  ].filter((hint): hint is string => hint !== undefined);
+  return {
+    kind: 'local',
+    name: ref.name,
+    description: [ref.description ?? '', ...hints].filter((part) => part !== '').join('\n\n'),
+    inputSchema: objectInputSchema(ref.parameters),
+    ...(outputSchema && { outputSchema }),
+    readOnly: ref.readOnly ?? false,
+    retain: ref.retain ?? false,
+    callExtras: {},
+  };
+}

@@ -1,0 +1,35 @@
+import { objectInputSchema, type ClientTool } from '../client-tool.ts';
+
+export interface McpLocalToolRef {
+  kind: 'mcp_local';
+  name: string;
+  serverInfo?: Record<string, unknown>;
+  tools: Array<{ name: string; description?: string; inputSchema?: unknown; annotations?: unknown } & Record<string, unknown>>;
+}
+
+/**
+ * `mcp_local`: an MCP server only the client can reach. Each listed tool is
+ * exposed under its own name (no prefix), with its `inputSchema` forwarded
+ * verbatim; an empty or missing schema means a tool without arguments.
+ */
+export function mcpLocalTools(ref: McpLocalToolRef): ClientTool[] {
+  return ref.tools.map((tool) => ({
+    kind: 'mcp_local',
+    name: tool.name,
+    description: tool.description ?? '',
+    inputSchema: objectInputSchema(tool.inputSchema),
+    readOnly: isReadOnlyHint(tool.annotations),
+    retain: false,
+    callExtras: {
+      mcpServer: ref.name,
+      mcpToolName: tool.name,
+      ...(ref.serverInfo !== undefined && { mcpServerInfo: ref.serverInfo }),
+      ...(tool.annotations !== undefined && { annotations: tool.annotations }),
+    },
+  }));
+}
+
+/** MCP's `readOnlyHint` annotation lets the calls run in parallel like `readOnly` local tools. */
+function isReadOnlyHint(annotations: unknown): boolean {
+  return typeof annotations === 'object' && annotations !== null && (annotations as { readOnlyHint?: unknown }).readOnlyHint === true;
+}
