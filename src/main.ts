@@ -14,6 +14,7 @@ import { EventLogWriter } from './engine/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/retry-policy.ts';
 import { RunExecutor } from './engine/run-executor.ts';
 import { RunService } from './engine/run-service.ts';
+import { SessionService } from './engine/session-service.ts';
 import type { RunQueue } from './engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
@@ -115,6 +116,12 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       adminToken,
       engine: {
         runs: runService,
+        sessions: new SessionService({
+          sessions: repos.sessions,
+          agents: repos.agents,
+          catalog,
+          runs: runService,
+        }),
         events: repos.runEvents,
         bus,
         heartbeatMs: options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,

@@ -1,4 +1,5 @@
 import type { ReasoningLevelInput, ToolRef } from './agent.ts';
+import type { SessionItem } from './session.ts';
 
 export type InlineAttachment = { type: 'input_file'; mimeType: string; filename: string; data: string };
 export type UrlAttachment = { type: 'input_file_url'; url: string; mimeType?: string; filename?: string };
@@ -51,6 +52,8 @@ export interface RunSpec extends RunRequest {
     reasoningLevel: number | null;
     tools: ToolRef[];
     localToolTimeoutMs: number;
+    /** Session-scoped runs: the session's conversation when the run was created, replayed before the input. */
+    history?: SessionItem[];
   };
 }
 

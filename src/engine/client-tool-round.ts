@@ -1,5 +1,7 @@
 import type { ToolModelMessage, ToolResultPart } from 'ai';
-import type { ToolCallRecord } from '../domain/tool-call.ts';
+import type { RetainedToolPair } from '../domain/session.ts';
+import type { ClientToolResult, ToolCallRecord } from '../domain/tool-call.ts';
+import { retainedText } from './session-turns.ts';
 import { isJsonObject, type ClientTool } from '../tools/client-tool.ts';
 import type { JsonSchemaValidator } from '../tools/json-schema-validator.ts';
 import type { RunTools } from '../tools/run-tools.ts';
@@ -35,7 +37,7 @@ export interface ResumedRound {
 }
 
 export type ClientToolRoundOutcome =
-  | { kind: 'answered'; message: ToolModelMessage }
+  | { kind: 'answered'; message: ToolModelMessage; retained: RetainedToolPair[] }
   | { kind: 'timed_out'; call: { toolUseId: string; name: string } };
 
 interface PlannedCall {
@@ -75,6 +77,7 @@ export async function runClientToolRound(
     planned.push({ call, tool, args: args ?? {} });
   }
 
+  const retained: RetainedToolPair[] = [];
   for (const batch of batches(planned)) {
     const answered = await awaitBatch(deps, round, batch);
     if (answered === 'timeout') {
@@ -83,12 +86,15 @@ export async function runClientToolRound(
     }
     for (const record of answered) {
       const entry = batch.find((candidate) => candidate.call.id === record.toolUseId);
-      if (record.result) outputs.set(record.toolUseId, clientResultOutput(entry?.tool, record.result, deps.validator));
+      if (!record.result || !entry) continue;
+      outputs.set(record.toolUseId, clientResultOutput(entry.tool, record.result, deps.validator));
+      if (entry.tool.retain) retained.push(retainedPair(entry, record.result));
     }
   }
 
   return {
     kind: 'answered',
+    retained,
     message: {
       role: 'tool',
       content: calls.map((call) => ({
@@ -98,6 +104,17 @@ export async function runClientToolRound(
         output: outputs.get(call.id) ?? { type: 'error-text', value: 'no result' },
       })),
     },
+  };
+}
+
+function retainedPair(entry: PlannedCall, answer: ClientToolResult): RetainedToolPair {
+  const isError = 'error' in answer;
+  return {
+    toolUseId: entry.call.id,
+    name: entry.call.name,
+    args: entry.args,
+    result: retainedText(isError ? answer.error : answer.result),
+    isError,
   };
 }
 

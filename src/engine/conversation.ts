@@ -1,5 +1,6 @@
 import type { FilePart, ModelMessage, TextPart } from 'ai';
 import type { Attachment, InputMessage, RunSpec } from '../domain/run-spec.ts';
+import { historyMessages } from './session-turns.ts';
 
 export interface Conversation {
   /** The system prompt followed by every `system` message, in order: both apply. */
@@ -20,14 +21,14 @@ export function initialConversation(spec: RunSpec): Conversation {
     .join('\n\n');
   const turns = input.filter((message) => message.role !== 'system');
   const lastUser = turns.findLastIndex((message) => message.role === 'user');
-  const messages = turns.map((message, index): ModelMessage => {
+  const current = turns.map((message, index): ModelMessage => {
     if (message.role === 'assistant') return { role: 'assistant', content: message.content };
     if (index !== lastUser || !message.attachments?.length) return { role: 'user', content: message.content };
     const parts: Array<TextPart | FilePart> = [{ type: 'text', text: message.content }];
     for (const attachment of message.attachments) parts.push(filePart(attachment));
     return { role: 'user', content: parts };
   });
-  return { instructions, messages };
+  return { instructions, messages: [...historyMessages(spec.effective.history ?? []), ...current] };
 }
 
 function filePart(attachment: Attachment): FilePart {

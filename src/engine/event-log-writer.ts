@@ -1,11 +1,12 @@
 import type { RunOutcome } from '../domain/run.ts';
-import type { EventBatch, EventStore, PublishedEvent, RunEventBus } from './ports.ts';
+import type { EventBatch, EventStore, PublishedEvent, RunEventBus, SessionRunEnd } from './ports.ts';
 import { sseFrame } from './sse-frame.ts';
 
 interface PendingBatch {
   runId: string;
   events: PublishedEvent[];
   outcome?: RunOutcome;
+  session?: SessionRunEnd;
 }
 
 interface Generation {
@@ -36,7 +37,14 @@ export class EventLogWriter {
    * Queues one event; `outcome` goes with a terminal event and is written in the same transaction.
    * Returns the promise of its commit (callers on the hot path may ignore it and await `durable` later).
    */
-  append(runId: string, seq: number, type: string, data: unknown, outcome?: RunOutcome): Promise<void> {
+  append(
+    runId: string,
+    seq: number,
+    type: string,
+    data: unknown,
+    outcome?: RunOutcome,
+    session?: SessionRunEnd,
+  ): Promise<void> {
     const generation = this.#open ?? this.#startGeneration();
     let batch = generation.batches.get(runId);
     if (!batch) {
@@ -46,6 +54,7 @@ export class EventLogWriter {
     const dataJson = JSON.stringify(data);
     batch.events.push({ seq, type, dataJson, frame: sseFrame(seq, type, dataJson) });
     if (outcome) batch.outcome = outcome;
+    if (session) batch.session = session;
     return generation.done;
   }
 

@@ -1,10 +1,20 @@
 import type { RunOutcome, SerializedRunEvent } from '../domain/run.ts';
+import type { SessionItem } from '../domain/session.ts';
+
+/** How a session-scoped run's end changes its session: append its turns (on success) or just free the session. */
+export interface SessionRunEnd {
+  sessionId: string;
+  runId: string;
+  append: SessionItem[] | null;
+}
 
 /** Events of one run to append, with the run's outcome when the batch holds its terminal event. */
 export interface EventBatch {
   runId: string;
   events: readonly SerializedRunEvent[];
   outcome?: RunOutcome;
+  /** Written in the same transaction as the terminal event. */
+  session?: SessionRunEnd;
 }
 
 /** The durable event log. */

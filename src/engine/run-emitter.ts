@@ -1,5 +1,6 @@
 import type { RunOutcome } from '../domain/run.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
+import type { SessionRunEnd } from './ports.ts';
 
 /**
  * The events of one run, numbered: the worker that owns the run assigns each
@@ -53,8 +54,8 @@ export class RunEmitter {
   }
 
   /** Appends the terminal event with the run's outcome, and resolves once both are durable. */
-  async end(type: string, data: unknown, outcome: RunOutcome): Promise<void> {
-    await this.#writer.append(this.runId, ++this.#seq, type, data, outcome);
+  async end(type: string, data: unknown, outcome: RunOutcome, session?: SessionRunEnd): Promise<void> {
+    await this.#writer.append(this.runId, ++this.#seq, type, data, outcome, session);
   }
 
   /** Resolves once every event emitted so far is durable; throws if one of them failed to commit. */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.ts';
 import type { Run } from '../domain/run.ts';
+import type { RetainedToolPair } from '../domain/session.ts';
 import type { RunSpec } from '../domain/run-spec.ts';
 import type { ModelInfo } from '../domain/usage.ts';
 import { createLanguageModel } from '../providers/language-model.ts';
@@ -50,6 +51,7 @@ export interface RunCheckpointState {
   tokens: TokenUsage;
   turns: number;
   lastText: string | null;
+  retained: RetainedToolPair[];
   pendingRound: { turn: number; toolCalls: ToolCallRequest[] };
 }
 
@@ -80,6 +82,7 @@ export class RunExecution {
   #turns = 0;
   #model: ModelInfo;
   #lastText: string | null = null;
+  #retained: RetainedToolPair[] = [];
 
   readonly #resume: ResumePoint | undefined;
 
@@ -99,6 +102,11 @@ export class RunExecution {
     this.#stop = signals.stop;
     const { model } = this.#spec.effective;
     this.#model = { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId };
+  }
+
+  /** Retained local tool results of this run, for its session. */
+  get retained(): readonly RetainedToolPair[] {
+    return this.#retained;
   }
 
   /** Runs the turn loop to its end and returns the terminal event to write (never throws). */
@@ -132,12 +140,13 @@ export class RunExecution {
       // A restarted worker picks the run up at its last tool round: same conversation, same usage,
       // and the round's calls are not published again.
       const { state } = this.#resume.checkpoint;
-      ({ tokens: this.#tokens, turns: this.#turns, lastText: this.#lastText } = state);
+      ({ tokens: this.#tokens, turns: this.#turns, lastText: this.#lastText, retained: this.#retained } = state);
       history = state.messages;
       firstTurn = state.pendingRound.turn + 1;
       const outcome = await this.#toolRound(tools, state.pendingRound.toolCalls, this.#resume);
       if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
       history = [...history, outcome.message];
+      this.#retained = [...this.#retained, ...outcome.retained];
     }
 
     for (let turn = firstTurn; ; turn++) {
@@ -172,11 +181,13 @@ export class RunExecution {
         tokens: this.#tokens,
         turns: this.#turns,
         lastText: this.#lastText,
+        retained: this.#retained,
         pendingRound: { turn, toolCalls: completed.toolCalls },
       });
       const outcome = await this.#toolRound(tools, completed.toolCalls);
       if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
       history = [...history, outcome.message];
+      this.#retained = [...this.#retained, ...outcome.retained];
     }
   }
 

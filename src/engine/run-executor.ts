@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
 import { EventLogFailure, RunCancelled, ServiceShutdown } from './abort-reasons.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
-import type { EventStore, RunJob, RunSignals } from './ports.ts';
+import type { EventStore, RunJob, RunSignals, SessionRunEnd } from './ports.ts';
+import type { RetainedToolPair } from '../domain/session.ts';
+import { sessionTurnItems } from './session-turns.ts';
 import { RunEmitter } from './run-emitter.ts';
 import {
   RunExecution,
@@ -71,7 +73,7 @@ export class RunExecutor {
         // Interrupted in the middle of a model turn: re-running it would repeat what the client
         // already saw, so the run ends with an error it can retry.
         const interrupted = interruptedTerminal(run);
-        await emitter.end(interrupted.type, interrupted.data, interrupted.outcome);
+        await emitter.end(interrupted.type, interrupted.data, interrupted.outcome, sessionEnd(run, interrupted, []));
         return;
       }
       // The stored flag covers a cancel that was signalled before this worker listened.
@@ -82,13 +84,14 @@ export class RunExecutor {
       const terminal = await execution.execute();
       if (abort.signal.reason instanceof ServiceShutdown) return;
       if (emitter.failure !== undefined) emitter.resync(await events.lastSeq(run.id));
+      const session = sessionEnd(run, terminal, execution.retained);
       try {
-        await emitter.end(terminal.type, terminal.data, terminal.outcome);
+        await emitter.end(terminal.type, terminal.data, terminal.outcome, session);
       } catch (error) {
         // Renumber after what the log really holds and write the terminal event once more.
         logger.error({ runId: run.id, err: error }, 'writing the terminal event failed; retrying');
         emitter.resync(await events.lastSeq(run.id));
-        await emitter.end(terminal.type, terminal.data, terminal.outcome);
+        await emitter.end(terminal.type, terminal.data, terminal.outcome, session);
       }
     } finally {
       stopListening();
@@ -101,6 +104,21 @@ const RESUMABLE_AFTER_CHECKPOINT = new Set(['local_tool_call', 'local_tool_resul
 
 function toolUseIdOf(dataJson: string): string {
   return String((JSON.parse(dataJson) as { toolUseId?: unknown }).toolUseId ?? '');
+}
+
+/** A session run's end: a success appends its turns; anything else only frees the session. */
+export function sessionEnd(
+  run: Run,
+  terminal: TerminalEvent,
+  retained: readonly RetainedToolPair[],
+): SessionRunEnd | undefined {
+  if (!run.sessionId) return undefined;
+  const succeeded = terminal.type === 'result' && terminal.data.subtype === 'success';
+  return {
+    sessionId: run.sessionId,
+    runId: run.id,
+    append: succeeded ? sessionTurnItems(run.spec as unknown as RunSpec, retained, terminal.outcome.finalText ?? '') : null,
+  };
 }
 
 function interruptedTerminal(run: Run): TerminalEvent {

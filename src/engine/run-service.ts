@@ -7,6 +7,7 @@ import type { AgentRepository } from '../storage/repositories/agent-repository.t
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
 import type { ToolCallRepository } from '../storage/repositories/tool-call-repository.ts';
 import type { ClientToolResult } from '../domain/tool-call.ts';
+import type { SessionItem } from '../domain/session.ts';
 import { acceptToolResult, type IntakeOutcome } from './tool-result-intake.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
@@ -26,6 +27,13 @@ export interface RunServiceDeps {
   logger: Logger;
 }
 
+/** A message run of a session: its id is reserved on the session before the run exists. */
+export interface SessionRunContext {
+  sessionId: string;
+  runId: string;
+  history: SessionItem[];
+}
+
 /** The API side of runs: create and enqueue, cancel, read. Execution happens in the worker. */
 export class RunService {
   readonly #deps: RunServiceDeps;
@@ -33,14 +41,15 @@ export class RunService {
     this.#deps = deps;
   }
 
-  async create(credential: RunCredential, request: RunRequest, sessionId: string | null = null): Promise<Run> {
+  async create(credential: RunCredential, request: RunRequest, session?: SessionRunContext): Promise<Run> {
     const { runs, agents, catalog, queue, logger } = this.#deps;
     const agent = await authorizeAgent(agents, credential, request.agentId);
-    const spec = await buildRunSpec(catalog, credential.workspaceId, request, agent);
+    const spec = await buildRunSpec(catalog, credential.workspaceId, request, agent, session?.history);
     const run = await runs.create({
+      ...(session && { id: session.runId }),
       workspaceId: credential.workspaceId,
       agentId: agent?.id ?? null,
-      sessionId,
+      sessionId: session?.sessionId ?? null,
       apiKeyId: credential.apiKeyId,
       spec: spec as unknown as Record<string, unknown>,
       metadata: request.metadata ?? {},
@@ -81,6 +90,7 @@ export class RunService {
       { tokens: zeroUsage(), turns: 0, model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId } },
       NO_STRUCTURED_OUTPUT,
     );
-    await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, terminal.outcome);
+    const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;
+    await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, terminal.outcome, session);
   }
 }

@@ -1,6 +1,7 @@
 import type { Agent, ToolRef } from '../domain/agent.ts';
 import { DEFAULT_LOCAL_TOOL_TIMEOUT_MS, type RunModel, type RunRequest, type RunSpec } from '../domain/run-spec.ts';
 import type { ResolvedModel } from '../domain/model.ts';
+import type { SessionItem } from '../domain/session.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { normalizeReasoningLevel } from '../providers/reasoning.ts';
 import { resolveRunTools } from '../tools/run-tools.ts';
@@ -17,6 +18,7 @@ export async function buildRunSpec(
   workspaceId: string,
   request: RunRequest,
   agent: Agent | undefined,
+  history?: SessionItem[],
 ): Promise<RunSpec> {
   const modelId = request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
   const resolved = await catalog.resolve(workspaceId, modelId);
@@ -32,6 +34,7 @@ export async function buildRunSpec(
       reasoningLevel: level === undefined ? null : normalizeReasoningLevel(level),
       tools,
       localToolTimeoutMs: request.localToolTimeoutMs ?? DEFAULT_LOCAL_TOOL_TIMEOUT_MS,
+      ...(history && { history }),
     },
   };
 }
@@ -44,7 +47,7 @@ export function runModelOf(resolved: ResolvedModel): RunModel {
   return { ref, id: resolved.id, provider: resolved.provider, vendorModelId: resolved.vendorModelId };
 }
 
-function mergeTools(agentTools: readonly ToolRef[], requestTools: readonly ToolRef[]): ToolRef[] {
+export function mergeTools(agentTools: readonly ToolRef[], requestTools: readonly ToolRef[]): ToolRef[] {
   const key = (ref: ToolRef) => (typeof ref.name === 'string' ? `name:${ref.name}` : `${ref.kind}:${String(ref.id)}`);
   const overridden = new Set(requestTools.map(key));
   return [...agentTools.filter((ref) => !overridden.has(key(ref))), ...requestTools];

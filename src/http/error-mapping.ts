@@ -10,6 +10,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   unknown_tool_use: 404,
   conflict: 409,
   run_terminal: 409,
+  session_busy: 409,
+  session_ended: 409,
   rate_limit_exceeded: 429,
 };
 

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { EventStore, RunEventBus } from '../engine/ports.ts';
 import type { RunService } from '../engine/run-service.ts';
+import type { SessionService } from '../engine/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Repositories } from '../storage/repositories/index.ts';
@@ -15,6 +16,7 @@ export interface AppResources {
   secretBox: SecretBox;
   engine: {
     runs: RunService;
+    sessions: SessionService;
     events: EventStore;
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */

@@ -165,6 +165,39 @@ export interface RunCheckpointsTable {
   updated_at: string;
 }
 
+export interface SessionsTable {
+  id: string;
+  workspace_id: string;
+  api_key_id: string | null;
+  status: string;
+  spec: string;
+  metadata: string;
+  summary: string;
+  message_count: number;
+  active_run_id: string | null;
+  created_at: string;
+  last_interaction_at: string;
+}
+
+export interface SessionMetadataTable {
+  session_id: string;
+  workspace_id: string;
+  key: string;
+  value: string;
+}
+
+export interface SessionMessagesTable {
+  session_id: string;
+  position: number;
+  seq: number | null;
+  role: string;
+  content: string;
+  attachments: string | null;
+  tool: string | null;
+  run_id: string | null;
+  created_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -180,4 +213,7 @@ export interface Database {
   run_feedback: RunFeedbackTable;
   tool_calls: ToolCallsTable;
   run_checkpoints: RunCheckpointsTable;
+  sessions: SessionsTable;
+  session_metadata: SessionMetadataTable;
+  session_messages: SessionMessagesTable;
 }

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import { foundation } from './0001-foundation.ts';
 import { toolCalls } from './0002-tool-calls.ts';
 import { runCheckpoints } from './0003-run-checkpoints.ts';
+import { sessions } from './0004-sessions.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-tool-calls': toolCalls,
   '0003-run-checkpoints': runCheckpoints,
+  '0004-sessions': sessions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -8,6 +8,7 @@ import { OfferingRepository } from './offering-repository.ts';
 import { RunCheckpointRepository } from './run-checkpoint-repository.ts';
 import { RunEventRepository } from './run-event-repository.ts';
 import { RunRepository } from './run-repository.ts';
+import { SessionRepository } from './session-repository.ts';
 import { ToolCallRepository } from './tool-call-repository.ts';
 import { UserRepository } from './user-repository.ts';
 import { WorkspaceProviderRepository } from './workspace-provider-repository.ts';
@@ -28,6 +29,7 @@ export interface Repositories {
   feedback: FeedbackRepository;
   toolCalls: ToolCallRepository;
   checkpoints: RunCheckpointRepository;
+  sessions: SessionRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -45,5 +47,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     feedback: new FeedbackRepository(db),
     toolCalls: new ToolCallRepository(db),
     checkpoints: new RunCheckpointRepository(db),
+    sessions: new SessionRepository(db),
   };
 }

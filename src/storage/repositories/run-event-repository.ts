@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { EventBatch, EventStore } from '../../engine/ports.ts';
 import type { SerializedRunEvent } from '../../domain/run.ts';
 import { nowIso, toJson } from '../json-column.ts';
+import { appendSessionTurn, releaseSessionRun } from './session-repository.ts';
 import type { Database } from '../schema.ts';
 
 /**
@@ -30,7 +31,11 @@ export class RunEventRepository implements EventStore {
     if (rows.length === 0) return;
     await this.#db.transaction().execute(async (trx) => {
       await trx.insertInto('run_events').values(rows).execute();
-      for (const { runId, outcome } of batches) {
+      for (const { runId, outcome, session } of batches) {
+        if (session) {
+          if (session.append) await appendSessionTurn(trx, session.sessionId, session.runId, session.append);
+          else await releaseSessionRun(trx, session.sessionId, session.runId);
+        }
         if (!outcome) continue;
         await trx
           .updateTable('runs')

@@ -4,6 +4,7 @@ import type { AppResources } from '../../resources.ts';
 import { feedbackRoutes } from './feedback.ts';
 import { modelRoutes } from './models.ts';
 import { runRoutes } from './runs.ts';
+import { sessionRoutes } from './sessions.ts';
 
 /** Every route under `/api/v1/workspaces/:workspaceSlug`, behind the credential check. */
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
@@ -11,5 +12,5 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
   app.decorateRequest('principal', null);
   // onRequest: a request without a valid credential is refused before its body is read.
   app.addHook('onRequest', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
-  for (const register of [modelRoutes, runRoutes, feedbackRoutes]) register(app, options.resources);
+  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes]) register(app, options.resources);
 }

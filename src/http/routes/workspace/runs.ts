@@ -75,7 +75,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
 const TOOL_RESULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Inline attachments (5 MB, base64) plus 200 messages of up to 200,000 characters. */
-const RUN_BODY_LIMIT = 64 * 1024 * 1024;
+export const RUN_BODY_LIMIT = 64 * 1024 * 1024;
 
 export function streamUrl(workspaceSlug: string, runId: string): string {
   return `/api/v1/workspaces/${workspaceSlug}/agent-runs/${runId}/stream`;

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
+
+const CONTENT_MAX_CHARS = 200_000;
+const METADATA_KEY = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** `POST {ws}/agent-sessions`: the agent spec without `prompt` or `messages`. */
+export const sessionCreateSchema = z
+  .object(
+    {
+      ...agentSpecFields,
+      localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
+      prompt: z.unknown().optional(),
+      messages: z.unknown().optional(),
+    },
+    { error: 'must be a JSON object' },
+  )
+  .superRefine((body, context) => {
+    if (body.prompt !== undefined || body.messages !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: 'session creation takes the agent spec without prompt or messages; send them to /messages',
+      });
+    }
+  })
+  .transform(({ prompt: _prompt, messages: _messages, ...spec }) => spec);
+
+/** `POST {ws}/agent-sessions/{id}/messages`: the input, refreshed tools, and one-run overrides. */
+export const sessionMessageSchema = z
+  .object(
+    {
+      prompt: z.string().min(1).max(CONTENT_MAX_CHARS).optional(),
+      messages: messagesSchema.optional(),
+      tools: agentSpecFields.tools,
+      reasoningLevel: agentSpecFields.reasoningLevel,
+      outputSchema: agentSpecFields.outputSchema,
+      loopDetection: agentSpecFields.loopDetection,
+      toolBudgets: agentSpecFields.toolBudgets,
+      supervisor: agentSpecFields.supervisor,
+      plan: agentSpecFields.plan,
+      metadata: metadataSchema.optional(),
+      localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
+    },
+    { error: 'must be a JSON object' },
+  )
+  .superRefine((body, context) => {
+    if ((body.prompt === undefined) === (body.messages === undefined)) {
+      context.addIssue({ code: 'custom', message: 'exactly one of prompt or messages is required' });
+    }
+  });
+
+const toList = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/** `GET {ws}/agent-sessions` query: repeatable `metadata=key:value`, `status`, `limit`, `offset`. */
+export const sessionListQuerySchema = z.object({
+  metadata: z.preprocess(
+    toList,
+    z.array(
+      z
+        .string()
+        .transform((entry, context) => {
+          const separator = entry.indexOf(':');
+          const key = entry.slice(0, separator);
+          const value = entry.slice(separator + 1);
+          if (separator < 1 || !METADATA_KEY.test(key) || value.length > 256) {
+            context.addIssue({ code: 'custom', message: `'${entry}' is not key:value (key ^[A-Za-z0-9._-]{1,64}$)` });
+            return z.NEVER;
+          }
+          return { key, value };
+        }),
+    ),
+  ),
+  status: z.enum(['active', 'ended'], { error: 'must be active or ended' }).optional(),
+  limit: z.coerce.number({ error: 'must be an integer' }).int().min(1).max(200).default(50),
+  offset: z.coerce.number({ error: 'must be an integer' }).int().min(0).default(0),
+});
+
+/** `GET …/{sessionId}/events` query: `full` (default) or `lastMessages=N` (ignored when `full` is set). */
+export const sessionReplayQuerySchema = z.object({
+  full: z.enum(['1', 'true', '0', 'false'], { error: 'must be 1, true, 0 or false' }).optional(),
+  lastMessages: z.coerce.number({ error: 'must be an integer' }).int().min(0).max(100_000).optional(),
+});

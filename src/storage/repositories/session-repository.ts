@@ -1,0 +1,239 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { newId } from '../../domain/ids.ts';
+import type {
+  AttachmentMetadata,
+  RetainedToolPair,
+  Session,
+  SessionItem,
+  SessionMessage,
+  SessionSpec,
+  SessionStatus,
+} from '../../domain/session.ts';
+import { sessionSummary } from '../../domain/session-summary.ts';
+import { fromJson, nowIso, toJson } from '../json-column.ts';
+import type { Database, SessionsTable } from '../schema.ts';
+
+export interface NewSession {
+  workspaceId: string;
+  apiKeyId: string | null;
+  spec: SessionSpec;
+  metadata: Record<string, string>;
+}
+
+export interface SessionListQuery {
+  metadata: ReadonlyArray<{ key: string; value: string }>;
+  status?: SessionStatus;
+  limit: number;
+  offset: number;
+}
+
+export class SessionRepository {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async create(input: NewSession): Promise<Session> {
+    const now = nowIso();
+    const row: SessionsTable = {
+      id: newId('session'),
+      workspace_id: input.workspaceId,
+      api_key_id: input.apiKeyId,
+      status: 'active',
+      spec: toJson(input.spec),
+      metadata: toJson(input.metadata),
+      summary: '',
+      message_count: 0,
+      active_run_id: null,
+      created_at: now,
+      last_interaction_at: now,
+    };
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.insertInto('sessions').values(row).execute();
+      const entries = Object.entries(input.metadata);
+      if (entries.length > 0) {
+        await trx
+          .insertInto('session_metadata')
+          .values(entries.map(([key, value]) => ({ session_id: row.id, workspace_id: input.workspaceId, key, value })))
+          .execute();
+      }
+    });
+    return toSession(row);
+  }
+
+  async findById(workspaceId: string, id: string): Promise<Session | undefined> {
+    const row = await this.#db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toSession(row);
+  }
+
+  /** Most recently used first; metadata filters AND-combined, each an indexed lookup. */
+  async list(workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: Session[] }> {
+    let filtered = this.#db.selectFrom('sessions').where('sessions.workspace_id', '=', workspaceId);
+    if (query.status) filtered = filtered.where('sessions.status', '=', query.status);
+    for (const { key, value } of query.metadata) {
+      filtered = filtered.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('session_metadata')
+            .select(sql.lit(1).as('one'))
+            .where('session_metadata.workspace_id', '=', workspaceId)
+            .where('session_metadata.key', '=', key)
+            .where('session_metadata.value', '=', value)
+            .whereRef('session_metadata.session_id', '=', 'sessions.id'),
+        ),
+      );
+    }
+    const [{ total }, rows] = await Promise.all([
+      filtered.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+      filtered
+        .selectAll('sessions')
+        .orderBy('sessions.last_interaction_at', 'desc')
+        .orderBy('sessions.id', 'desc')
+        .limit(query.limit)
+        .offset(query.offset)
+        .execute(),
+    ]);
+    return { total: Number(total), sessions: rows.map(toSession) };
+  }
+
+  /** Reserves the session for one run at a time; false when it is ended or already has a run in flight. */
+  async claimForRun(sessionId: string, runId: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('sessions')
+      .set({ active_run_id: runId })
+      .where('id', '=', sessionId)
+      .where('status', '=', 'active')
+      .where('active_run_id', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async releaseRun(sessionId: string, runId: string): Promise<void> {
+    await releaseSessionRun(this.#db, sessionId, runId);
+  }
+
+  /** Ends the session; returns the run that was in flight, if any. */
+  async end(workspaceId: string, id: string): Promise<{ activeRunId: string | null } | undefined> {
+    const session = await this.findById(workspaceId, id);
+    if (!session) return undefined;
+    await this.#db.updateTable('sessions').set({ status: 'ended' }).where('id', '=', id).execute();
+    return { activeRunId: session.activeRunId };
+  }
+
+  /** The whole conversation in order, retained tool pairs included: what a message run replays. */
+  async history(sessionId: string): Promise<SessionItem[]> {
+    const rows = await this.#db
+      .selectFrom('session_messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('position')
+      .execute();
+    return rows.map((row): SessionItem => {
+      if (row.role === 'tool_pair') return { role: 'tool_pair', tool: fromJson<RetainedToolPair>(row.tool ?? '{}') };
+      return {
+        role: row.role as 'user' | 'assistant' | 'system',
+        content: row.content,
+        ...(row.attachments !== null && { attachments: fromJson<AttachmentMetadata[]>(row.attachments) }),
+      };
+    });
+  }
+
+  /** Replayable messages (`seq` ascending); `last` keeps only the last N. */
+  async messages(sessionId: string, last?: number): Promise<SessionMessage[]> {
+    let query = this.#db
+      .selectFrom('session_messages')
+      .select(['seq', 'role', 'content', 'attachments'])
+      .where('session_id', '=', sessionId)
+      .where('seq', 'is not', null);
+    query = last === undefined ? query.orderBy('seq', 'asc') : query.orderBy('seq', 'desc').limit(last);
+    const rows = await query.execute();
+    const ordered = last === undefined ? rows : rows.reverse();
+    return ordered.map((row) => ({
+      seq: row.seq ?? 0,
+      role: row.role as SessionMessage['role'],
+      content: row.content,
+      attachments: row.attachments === null ? null : fromJson<AttachmentMetadata[]>(row.attachments),
+    }));
+  }
+}
+
+/**
+ * Appends a successful run's turns to its session and frees the session for
+ * the next run. Runs inside the transaction that writes the run's terminal
+ * event, so history and outcome never disagree.
+ */
+export async function appendSessionTurn(
+  db: Kysely<Database>,
+  sessionId: string,
+  runId: string,
+  items: readonly SessionItem[],
+): Promise<void> {
+  const session = await db
+    .selectFrom('sessions')
+    .select(['message_count', 'summary'])
+    .where('id', '=', sessionId)
+    .executeTakeFirst();
+  if (!session) return;
+  const last = await db
+    .selectFrom('session_messages')
+    .select((eb) => eb.fn.max('position').as('position'))
+    .where('session_id', '=', sessionId)
+    .executeTakeFirst();
+  let position = Number(last?.position ?? -1) + 1;
+  let seq = session.message_count;
+  const createdAt = nowIso();
+  const rows = items.map((item) => {
+    const isPair = item.role === 'tool_pair';
+    return {
+      session_id: sessionId,
+      position: position++,
+      seq: isPair ? null : seq++,
+      role: item.role,
+      content: isPair ? '' : item.content,
+      attachments: !isPair && item.attachments ? toJson(item.attachments) : null,
+      tool: isPair ? toJson(item.tool) : null,
+      run_id: runId,
+      created_at: createdAt,
+    };
+  });
+  if (rows.length > 0) await db.insertInto('session_messages').values(rows).execute();
+  const summary =
+    session.summary !== ''
+      ? session.summary
+      : sessionSummary(items.filter((item) => item.role !== 'tool_pair') as Array<{ role: string; content: string }>);
+  await db
+    .updateTable('sessions')
+    .set({ message_count: seq, summary, last_interaction_at: createdAt, active_run_id: null })
+    .where('id', '=', sessionId)
+    .where('active_run_id', '=', runId)
+    .execute();
+}
+
+export async function releaseSessionRun(db: Kysely<Database>, sessionId: string, runId: string): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ active_run_id: null })
+    .where('id', '=', sessionId)
+    .where('active_run_id', '=', runId)
+    .execute();
+}
+
+function toSession(row: Selectable<SessionsTable>): Session {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    apiKeyId: row.api_key_id,
+    status: row.status as SessionStatus,
+    spec: fromJson<SessionSpec>(row.spec),
+    metadata: fromJson<Record<string, string>>(row.metadata),
+    summary: row.summary,
+    messageCount: row.message_count,
+    activeRunId: row.active_run_id,
+    createdAt: row.created_at,
+    lastInteractionAt: row.last_interaction_at,
+  };
+}
