@@ -43,14 +43,21 @@ function devBanner(baseUrl: string, bootstrap: DevBootstrap): string {
         ].join('\n');
   }
   const { apiKey } = bootstrap;
-  const models = `${baseUrl}/api/v1/workspaces/${DEV_WORKSPACE_SLUG}/models`;
+  const ws = `${baseUrl}/api/v1/workspaces/${DEV_WORKSPACE_SLUG}`;
+  const auth = `-H 'Authorization: Bearer ${apiKey}'`;
   return [
     '',
     `dev mode: created workspace '${DEV_WORKSPACE_SLUG}' and an API key (shown once, keep it):`,
     `  ${apiKey}`,
     '',
+    'create a run (answers { runId, streamUrl }):',
+    `  curl -s ${ws}/agent-runs ${auth} -H 'Content-Type: application/json' -d '{"systemPrompt":"You are helpful.","prompt":"Hello!"}'`,
+    '',
+    'read its events (replace RUN_ID):',
+    `  curl -sN ${ws}/agent-runs/RUN_ID/stream ${auth}`,
+    '',
     'list the models:',
-    `  curl -s ${models} -H 'Authorization: Bearer ${apiKey}'`,
+    `  curl -s ${ws}/models ${auth}`,
     '',
   ].join('\n');
 }

@@ -30,7 +30,9 @@ const CONFIG_VARS = [
 ];
 
 const LISTENING = /^listening on (http:\/\/\S+)$/m;
-const CURL = /curl -s (\S+) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)'/;
+const CURL = /curl -s (\S+\/models) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)'/;
+const RUN_CURL =
+  /curl -s (\S+\/agent-runs) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)' -H 'Content-Type: application\/json' -d '(\{.*\})'/;
 const ANY_KEY = /svc_[A-Za-z0-9]{20,}/;
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -224,6 +226,20 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.equal(mock.provider, 'mock');
       assert.equal(mock.vendorModelId, 'echo');
 
+      // The printed create-run curl works offline: 202 { runId, streamUrl }, and the stream ends in a result.
+      const [, runUrl = '', runAuthorization = '', runBody = '{}'] = await dev.waitFor(RUN_CURL);
+      const created = await fetch(runUrl, {
+        method: 'POST',
+        headers: { authorization: runAuthorization, 'content-type': 'application/json' },
+        body: runBody,
+      });
+      assert.equal(created.status, 202);
+      const { streamUrl } = (await created.json()) as { streamUrl: string };
+      const stream = await (
+        await fetch(`${baseUrl}${streamUrl}`, { headers: { authorization: runAuthorization } })
+      ).text();
+      assert.match(stream, /event: result\n/);
+
       const stop = await dev.stop('SIGTERM');
       assert.equal(stop.code, 0, `exit code 0 on SIGTERM (stderr: ${dev.stderr})`);
       assert.ok(stop.ms < 5_000, `stopped promptly (${stop.ms} ms)`);
@@ -235,7 +251,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       const [, baseUrl = ''] = await dev.waitFor(LISTENING);
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no API key is printed');
-      assert.doesNotMatch(dev.stdout, /curl -s \S+ -H 'Authorization: Bearer svc_/);
+      assert.doesNotMatch(dev.stdout, /Authorization: Bearer svc_/);
 
       const path = new URL(printed.url).pathname;
       const response = await getJson(`${baseUrl}${path}`, { authorization: printed.authorization });
