@@ -17,6 +17,8 @@ export interface Config {
   logLevel: string;
   /** Runs one worker process executes at once. */
   workerConcurrency: number;
+  /** Scale-out: how long a worker's claim on a run lasts without renewal (a dead worker's runs move on after it). */
+  leaseMs: number;
   providerKeys: { openai?: string; anthropic?: string; google?: string };
 }
 
@@ -62,6 +64,12 @@ const envSchema = z.object({
     .transform(Number)
     .refine((value) => value <= 10_000, 'must be a whole number from 1 to 10000')
     .default(256),
+  AGENT_RUNS_LEASE_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds from 1000 to 600000')
+    .transform(Number)
+    .refine((value) => value >= 1000 && value <= 600_000, 'must be a whole number of milliseconds from 1000 to 600000')
+    .default(15_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OPENAI_API_KEY: nonEmpty.optional(),
   ANTHROPIC_API_KEY: nonEmpty.optional(),
@@ -97,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.AGENT_RUNS_SECRET,
     logLevel: e.LOG_LEVEL,
     workerConcurrency: e.AGENT_RUNS_WORKER_CONCURRENCY,
+    leaseMs: e.AGENT_RUNS_LEASE_MS,
     providerKeys,
   };
 }

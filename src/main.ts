@@ -15,7 +15,10 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/retry-policy.ts
 import { RunExecutor } from './engine/run-executor.ts';
 import { RunService } from './engine/run-service.ts';
 import { SessionService } from './engine/session-service.ts';
-import type { RunQueue } from './engine/ports.ts';
+import type { RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
+import { BullmqRunQueue } from './infra/bullmq-queue.ts';
+import { RedisRunEventBus, RedisRunSignals } from './infra/redis-bus.ts';
+import { RedisChannels } from './infra/redis-channels.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
@@ -37,6 +40,33 @@ export interface ServiceOptions {
   internalAdmin?: boolean;
   storage?: OpenStorageOptions;
   engine?: EngineOptions;
+}
+
+interface Transport {
+  bus: RunEventBus;
+  signals: RunSignals;
+  queue: RunQueue;
+  /** Present in scale-out mode (REDIS_URL). */
+  redis: RedisChannels | undefined;
+}
+
+/** Embedded: an in-process queue and bus. Scale-out: BullMQ for runs, Redis pub/sub for events and signals. */
+function createTransport(config: Config): Transport {
+  if (!config.redisUrl) {
+    return {
+      bus: new InProcessRunEventBus(),
+      signals: new InProcessRunSignals(),
+      queue: new InProcessRunQueue({ concurrency: config.workerConcurrency }),
+      redis: undefined,
+    };
+  }
+  const redis = new RedisChannels(config.redisUrl);
+  return {
+    bus: new RedisRunEventBus(redis),
+    signals: new RedisRunSignals(redis),
+    queue: new BullmqRunQueue({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, leaseMs: config.leaseMs }),
+    redis,
+  };
 }
 
 export interface Service {
@@ -74,9 +104,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
 
     const shutdown = new AbortController();
-    const bus = new InProcessRunEventBus();
-    const signals = new InProcessRunSignals();
-    const queue = new InProcessRunQueue({ concurrency: config.workerConcurrency });
+    const { bus, signals, queue, redis } = createTransport(config);
     const writer = new EventLogWriter(repos.runEvents, bus);
     const runService = new RunService({
       runs: repos.runs,
@@ -103,8 +131,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         logger: options.logger,
       });
       queue.consume((job) => executor.execute(job));
-      // Embedded mode keeps its queue in memory: runs a stop left unfinished are picked up again.
-      for (const runId of await repos.runs.listUnfinishedIds(10_000)) await queue.enqueue({ runId });
+      if (!redis) {
+        // The embedded queue lives in memory: runs a stop left unfinished are picked up again.
+        for (const runId of await repos.runs.listUnfinishedIds(10_000)) await queue.enqueue({ runId });
+      }
     }
 
     const resources: AppResources = {
@@ -114,6 +144,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       catalog,
       secretBox,
       adminToken,
+      ...(redis && { redis }),
       engine: {
         runs: runService,
         sessions: new SessionService({
@@ -140,6 +171,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         await queue.close();
         clearTimeout(grace);
         await writer.durable();
+        await redis?.close();
         await storage.close();
       },
     };

@@ -1,22 +1,23 @@
 import { assertRoleRequirements, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { migrateToLatest, openStorage } from '../storage/database.ts';
+import { createService } from '../main.ts';
 import { onShutdownSignal } from './shutdown.ts';
 
 /**
- * `agent-runs worker`: a worker process on PostgreSQL and Redis. It checks its
- * configuration and storage; runs are dispatched to it once the run engine's
- * Redis queue is in place (see the README's status section).
+ * `agent-runs worker`: executes runs from the Redis queue (PostgreSQL storage,
+ * Redis queue and signals) and serves no HTTP. On SIGTERM it stops taking
+ * runs, lets runs in progress finish within a grace period, and hands the rest
+ * back to the queue for another worker.
  */
 export async function worker(): Promise<void> {
   const config = loadConfig({ ...process.env, AGENT_RUNS_ROLE: 'worker' });
   assertRoleRequirements(config);
   const logger = createLogger(config.logLevel);
-  const storage = openStorage(config.storage);
-  await migrateToLatest(storage);
-  logger.info({ role: 'worker' }, 'worker ready');
-  process.stdout.write('worker ready\n');
-  onShutdownSignal(async () => {
-    await storage.close();
+  const service = await createService(config, { logger, dev: false });
+  onShutdownSignal(async (signal) => {
+    logger.info({ signal }, 'worker shutting down');
+    await service.close();
   });
+  logger.info({ role: 'worker', concurrency: config.workerConcurrency }, 'worker ready');
+  process.stdout.write('worker ready\n');
 }

@@ -80,9 +80,9 @@ export async function runClientToolRound(
   const retained: RetainedToolPair[] = [];
   for (const batch of batches(planned)) {
     const answered = await awaitBatch(deps, round, batch);
-    if (answered === 'timeout') {
-      const pending = batch.find((entry) => !outputs.has(entry.call.id)) ?? batch[0];
-      return { kind: 'timed_out', call: { toolUseId: pending?.call.id ?? '', name: pending?.call.name ?? '' } };
+    if ('timedOut' in answered) {
+      const { call } = answered.timedOut;
+      return { kind: 'timed_out', call: { toolUseId: call.id, name: call.name } };
     }
     for (const record of answered) {
       const entry = batch.find((candidate) => candidate.call.id === record.toolUseId);
@@ -133,7 +133,7 @@ async function awaitBatch(
   deps: ClientToolRoundDeps,
   round: ClientToolRound,
   batch: readonly PlannedCall[],
-): Promise<ToolCallRecord[] | 'timeout'> {
+): Promise<ToolCallRecord[] | { timedOut: PlannedCall }> {
   const ids = batch.map((entry) => entry.call.id);
   const stored = round.resumed ? new Set((await deps.toolCalls.find(round.runId, ids)).map((row) => row.toolUseId)) : undefined;
   // The rows exist before the events are visible, so an answer can never race ahead of its call.
@@ -151,10 +151,13 @@ async function awaitBatch(
   const answered = await waitForToolResults(deps, round.runId, ids, Date.now() + round.timeoutMs, round.stop);
   if (answered === 'timeout') {
     await deps.toolCalls.expire(round.runId, ids);
-    // A result may have landed just before the expiry: it still counts.
-    const final = await deps.toolCalls.find(round.runId, ids);
-    if (!final.every((record) => record.status === 'answered')) return 'timeout';
-    return echo(round, final);
+    // Results that landed before the expiry still count, and every accepted result is echoed.
+    const final = echo(
+      round,
+      (await deps.toolCalls.find(round.runId, ids)).filter((record) => record.status === 'answered'),
+    );
+    const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));
+    return missing ? { timedOut: missing } : final;
   }
   return echo(round, answered);
 }

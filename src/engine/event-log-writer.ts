@@ -1,5 +1,5 @@
 import type { RunOutcome } from '../domain/run.ts';
-import type { EventBatch, EventStore, PublishedEvent, RunEventBus, SessionRunEnd } from './ports.ts';
+import type { EventStore, PublishedEvent, RunEventBus, SessionRunEnd } from './ports.ts';
 import { sseFrame } from './sse-frame.ts';
 
 interface PendingBatch {
@@ -7,13 +7,19 @@ interface PendingBatch {
   events: PublishedEvent[];
   outcome?: RunOutcome;
   session?: SessionRunEnd;
+  attempt?: number;
 }
+
+/** The runs of a commit whose writer had lost the run to a newer attempt: their events were not written. */
+export type FencedRuns = ReadonlySet<string>;
 
 interface Generation {
   batches: Map<string, PendingBatch>;
-  done: Promise<void>;
-  settle: (error?: unknown) => void;
+  done: Promise<FencedRuns>;
+  settle: (result: FencedRuns | Error) => void;
 }
+
+const NONE_FENCED: FencedRuns = new Set();
 
 /**
  * Appends run events to the durable log, then publishes them. Events appended
@@ -26,7 +32,7 @@ export class EventLogWriter {
   readonly #store: EventStore;
   readonly #bus: RunEventBus;
   #open: Generation | undefined;
-  #inFlight: Promise<void> = Promise.resolve();
+  #inFlight: Promise<FencedRuns> = Promise.resolve(NONE_FENCED);
 
   constructor(store: EventStore, bus: RunEventBus) {
     this.#store = store;
@@ -34,17 +40,17 @@ export class EventLogWriter {
   }
 
   /**
-   * Queues one event; `outcome` goes with a terminal event and is written in the same transaction.
-   * Returns the promise of its commit (callers on the hot path may ignore it and await `durable` later).
+   * Queues one event; `outcome` and `session` go with a terminal event and are written in the same
+   * transaction; `attempt` fences the write. Returns the promise of its commit, which resolves with
+   * the runs fenced out (callers on the hot path may ignore it and await `durable` later).
    */
   append(
     runId: string,
     seq: number,
     type: string,
     data: unknown,
-    outcome?: RunOutcome,
-    session?: SessionRunEnd,
-  ): Promise<void> {
+    options: { outcome?: RunOutcome; session?: SessionRunEnd; attempt?: number } = {},
+  ): Promise<FencedRuns> {
     const generation = this.#open ?? this.#startGeneration();
     let batch = generation.batches.get(runId);
     if (!batch) {
@@ -53,20 +59,21 @@ export class EventLogWriter {
     }
     const dataJson = JSON.stringify(data);
     batch.events.push({ seq, type, dataJson, frame: sseFrame(seq, type, dataJson) });
-    if (outcome) batch.outcome = outcome;
-    if (session) batch.session = session;
+    if (options.outcome) batch.outcome = options.outcome;
+    if (options.session) batch.session = options.session;
+    if (options.attempt !== undefined) batch.attempt = options.attempt;
     return generation.done;
   }
 
   /** Resolves once everything appended so far is durable and published. */
-  durable(): Promise<void> {
+  durable(): Promise<FencedRuns> {
     return this.#open?.done ?? this.#inFlight;
   }
 
   #startGeneration(): Generation {
     let settle!: Generation['settle'];
-    const done = new Promise<void>((resolve, reject) => {
-      settle = (error?: unknown) => (error === undefined ? resolve() : reject(error));
+    const done = new Promise<FencedRuns>((resolve, reject) => {
+      settle = (result) => (result instanceof Error ? reject(result) : resolve(result));
     });
     // A failed commit is reported to whoever awaits it; unobserved, it must not crash the process.
     done.catch(() => {});
@@ -79,15 +86,17 @@ export class EventLogWriter {
     return generation;
   }
 
-  async #commit(generation: Generation): Promise<void> {
-    const batches: EventBatch[] = [...generation.batches.values()];
+  async #commit(generation: Generation): Promise<FencedRuns> {
+    const batches = [...generation.batches.values()];
+    let fenced: FencedRuns;
     try {
-      await this.#store.append(batches);
+      fenced = await this.#store.append(batches);
     } catch (error) {
-      generation.settle(error);
-      return;
+      generation.settle(error instanceof Error ? error : new Error(String(error)));
+      return NONE_FENCED;
     }
-    for (const batch of generation.batches.values()) this.#bus.publish(batch.runId, batch.events);
-    generation.settle();
+    for (const batch of batches) if (!fenced.has(batch.runId)) this.#bus.publish(batch.runId, batch.events);
+    generation.settle(fenced);
+    return fenced;
   }
 }

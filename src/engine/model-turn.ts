@@ -109,7 +109,11 @@ export async function streamModelTurn(request: ModelTurnRequest, output: ModelTu
       }
     }
     if (failure === undefined) {
-      const responseMessages = (await result.responseMessages) as ModelMessage[];
+      // Tool results are ours to give (the SDK adds its own for calls it finds invalid): keep only
+      // the assistant's messages, which carry the text, reasoning signatures and tool calls.
+      const responseMessages = ((await result.responseMessages) as ModelMessage[]).filter(
+        (message) => message.role === 'assistant',
+      );
       return { text, finishReason, toolCalls, usage, responseMessages };
     }
   } catch (error) {

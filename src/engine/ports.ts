@@ -15,11 +15,14 @@ export interface EventBatch {
   outcome?: RunOutcome;
   /** Written in the same transaction as the terminal event. */
   session?: SessionRunEnd;
+  /** The writer's attempt: the batch is refused if another attempt has taken the run since. */
+  attempt?: number;
 }
 
 /** The durable event log. */
 export interface EventStore {
-  append(batches: readonly EventBatch[]): Promise<void>;
+  /** Commits the batches in one transaction, except those fenced out; returns the fenced runs. */
+  append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>>;
   readAfter(runId: string, afterSeq: number, limit?: number): Promise<SerializedRunEvent[]>;
   lastSeq(runId: string): Promise<number>;
 }
@@ -32,8 +35,8 @@ export interface PublishedEvent extends SerializedRunEvent {
 /** Live events of runs, published only after they are durable. */
 export interface RunEventBus {
   publish(runId: string, events: readonly PublishedEvent[]): void;
-  /** Returns the unsubscribe function. */
-  subscribe(runId: string, listener: (event: PublishedEvent) => void): () => void;
+  /** Resolves, with the unsubscribe function, once the subscription is live. */
+  subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void>;
 }
 
 /** Control messages to the worker that owns a run; the stored state they point at is the truth. */
@@ -41,19 +44,22 @@ export type RunSignal = { kind: 'cancel' } | { kind: 'tool_result'; toolUseId: s
 
 export interface RunSignals {
   send(runId: string, signal: RunSignal): Promise<void>;
-  /** Returns the unsubscribe function. */
-  listen(runId: string, listener: (signal: RunSignal) => void): () => void;
+  /** Resolves, with the unsubscribe function, once signals for the run are being received. */
+  listen(runId: string, listener: (signal: RunSignal) => void): Promise<() => void>;
 }
 
 export interface RunJob {
   runId: string;
 }
 
+/** `handed_over`: the process is stopping and the run is not finished; the queue gives it to another worker. */
+export type RunJobOutcome = 'done' | 'handed_over';
+
 /** Dispatches runs to workers with bounded concurrency. */
 export interface RunQueue {
   enqueue(job: RunJob): Promise<void>;
   /** Starts consuming jobs; `handle` runs each job once and settles when the run has ended or been handed over. */
-  consume(handle: (job: RunJob) => Promise<void>): void;
+  consume(handle: (job: RunJob) => Promise<RunJobOutcome>): void;
   /** Stops taking jobs and waits for the ones in progress. */
   close(): Promise<void>;
 }

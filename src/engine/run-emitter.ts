@@ -1,6 +1,15 @@
 import type { RunOutcome } from '../domain/run.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
 import type { SessionRunEnd } from './ports.ts';
+import type { FencedRuns } from './event-log-writer.ts';
+
+/** A worker's write refused because a newer attempt owns the run (its lease lapsed and another worker took over). */
+export class FencedOut extends Error {
+  override name = 'FencedOut';
+  constructor(runId: string) {
+    super(`run ${runId} is owned by a newer attempt`);
+  }
+}
 
 /**
  * The events of one run, numbered: the worker that owns the run assigns each
@@ -10,16 +19,29 @@ import type { SessionRunEnd } from './ports.ts';
 export class RunEmitter {
   readonly runId: string;
   readonly #writer: EventLogWriter;
+  readonly #attempt: number | undefined;
   #seq: number;
-  #watched: Promise<void> | undefined;
+  #watched: Promise<FencedRuns> | undefined;
   #failure: unknown;
   readonly #onFailure: (error: unknown) => void;
 
-  constructor(writer: EventLogWriter, runId: string, lastSeq: number, onFailure: (error: unknown) => void) {
+  constructor(
+    writer: EventLogWriter,
+    runId: string,
+    lastSeq: number,
+    onFailure: (error: unknown) => void,
+    attempt?: number,
+  ) {
     this.#writer = writer;
     this.runId = runId;
     this.#seq = lastSeq;
     this.#onFailure = onFailure;
+    this.#attempt = attempt;
+  }
+
+  /** True once a newer attempt took the run over: nothing this emitter writes lands any more. */
+  get fencedOut(): boolean {
+    return this.#failure instanceof FencedOut;
   }
 
   get lastSeq(): number {
@@ -31,16 +53,27 @@ export class RunEmitter {
   }
 
   emit(type: string, data: unknown): void {
-    const committed = this.#writer.append(this.runId, ++this.#seq, type, data);
+    const committed = this.#writer.append(this.runId, ++this.#seq, type, data, this.#fence());
     // Appends of one loop turn share one commit promise: watch each commit once, not each delta.
     if (committed !== this.#watched) {
       this.#watched = committed;
-      committed.catch((error: unknown) => {
-        if (this.#failure !== undefined) return;
-        this.#failure = error;
-        this.#onFailure(error);
-      });
+      committed.then(
+        (fenced) => {
+          if (fenced.has(this.runId)) this.#fail(new FencedOut(this.runId));
+        },
+        (error: unknown) => this.#fail(error),
+      );
     }
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = error;
+    this.#onFailure(error);
+  }
+
+  #fence(): { attempt?: number } {
+    return this.#attempt === undefined ? {} : { attempt: this.#attempt };
   }
 
   /**
@@ -55,12 +88,18 @@ export class RunEmitter {
 
   /** Appends the terminal event with the run's outcome, and resolves once both are durable. */
   async end(type: string, data: unknown, outcome: RunOutcome, session?: SessionRunEnd): Promise<void> {
-    await this.#writer.append(this.runId, ++this.#seq, type, data, outcome, session);
+    const fenced = await this.#writer.append(this.runId, ++this.#seq, type, data, {
+      outcome,
+      ...(session && { session }),
+      ...this.#fence(),
+    });
+    if (fenced.has(this.runId)) throw new FencedOut(this.runId);
   }
 
   /** Resolves once every event emitted so far is durable; throws if one of them failed to commit. */
   async durable(): Promise<void> {
-    await this.#writer.durable();
+    const fenced = await this.#writer.durable();
+    if (fenced.has(this.runId)) this.#fail(new FencedOut(this.runId));
     if (this.#failure !== undefined) throw this.#failure;
   }
 }

@@ -9,6 +9,7 @@ import { createLanguageModel } from '../providers/language-model.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { reasoningCallSettings } from '../providers/reasoning.ts';
 import { RunCancelled } from './abort-reasons.ts';
+import { ReplayedPrefix } from './replayed-prefix.ts';
 import { initialConversation } from './conversation.ts';
 import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
 import { modelToolSet, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
@@ -52,12 +53,18 @@ export interface RunCheckpointState {
   turns: number;
   lastText: string | null;
   retained: RetainedToolPair[];
-  pendingRound: { turn: number; toolCalls: ToolCallRequest[] };
+  pendingRound: { turn: number; toolCalls: ToolCallRequest[]; assistantMessage: Record<string, unknown> };
 }
 
-/** Where a restarted worker resumes a run: its checkpoint and what the log shows after it. */
+/** Where a worker that takes a run over resumes it: its checkpoint and what the log shows after it. */
 export interface ResumePoint extends ResumedRound {
-  checkpoint: StoredCheckpoint<RunCheckpointState>;
+  /** Absent when the run was taken over before its first tool round. */
+  checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
+  /** Whether the pending round's `assistant_message` is already in the log. */
+  assistantMessageSent: boolean;
+  /** Text and thoughts of the interrupted turn that the client already received. */
+  partialText: string;
+  partialThinking: string;
 }
 
 export interface RunExecutionSignals {
@@ -85,6 +92,7 @@ export class RunExecution {
   #retained: RetainedToolPair[] = [];
 
   readonly #resume: ResumePoint | undefined;
+  readonly #replayed: { partialText: string; partialThinking: string };
 
   constructor(
     deps: RunExecutionDeps,
@@ -95,6 +103,7 @@ export class RunExecution {
   ) {
     this.#deps = deps;
     this.#resume = resume;
+    this.#replayed = { partialText: resume?.partialText ?? '', partialThinking: resume?.partialThinking ?? '' };
     this.#run = run;
     this.#spec = run.spec as unknown as RunSpec;
     this.#emitter = emitter;
@@ -136,14 +145,15 @@ export class RunExecution {
     let history: ModelMessage[] = [];
     let firstTurn = 0;
 
-    if (this.#resume) {
-      // A restarted worker picks the run up at its last tool round: same conversation, same usage,
-      // and the round's calls are not published again.
-      const { state } = this.#resume.checkpoint;
-      ({ tokens: this.#tokens, turns: this.#turns, lastText: this.#lastText, retained: this.#retained } = state);
-      history = state.messages;
-      firstTurn = state.pendingRound.turn + 1;
-      const outcome = await this.#toolRound(tools, state.pendingRound.toolCalls, this.#resume);
+    const pending = this.#resume?.checkpoint?.state;
+    if (this.#resume && pending) {
+      // Taken over at its last tool round: same conversation and usage; the round's calls are not
+      // published again, and its assistant_message is sent only if the log lacks it.
+      ({ tokens: this.#tokens, turns: this.#turns, lastText: this.#lastText, retained: this.#retained } = pending);
+      history = pending.messages;
+      firstTurn = pending.pendingRound.turn + 1;
+      if (!this.#resume.assistantMessageSent) this.#emitter.emit('assistant_message', pending.pendingRound.assistantMessage);
+      const outcome = await this.#toolRound(tools, pending.pendingRound.toolCalls, this.#resume);
       if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
       history = [...history, outcome.message];
       this.#retained = [...this.#retained, ...outcome.retained];
@@ -161,7 +171,27 @@ export class RunExecution {
         },
         turn,
       );
-      this.#emitAssistantMessage(turn, completed);
+      const assistantMessage = assistantMessageData(turn, completed);
+      if (completed.toolCalls.length > 0 && toolsEnabled && completed.finishReason !== 'max_tokens') {
+        history = [...history, ...completed.responseMessages];
+        // Taken before the assistant_message goes out, so a takeover knows whether to send it.
+        await this.#checkpoint({
+          messages: history,
+          tokens: this.#tokens,
+          turns: this.#turns,
+          lastText: this.#lastText,
+          retained: this.#retained,
+          pendingRound: { turn, toolCalls: completed.toolCalls, assistantMessage },
+        });
+        this.#emitter.emit('assistant_message', assistantMessage);
+        const outcome = await this.#toolRound(tools, completed.toolCalls);
+        if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
+        history = [...history, outcome.message];
+        this.#retained = [...this.#retained, ...outcome.retained];
+        continue;
+      }
+      // A final turn's assistant_message and the terminal event commit together (same loop turn).
+      this.#emitter.emit('assistant_message', assistantMessage);
       if (completed.finishReason === 'max_tokens') {
         return this.#failure({
           message: 'the model ran out of output tokens before finishing its reply',
@@ -172,23 +202,17 @@ export class RunExecution {
           retryable: false,
         });
       }
-      if (completed.toolCalls.length === 0 || !toolsEnabled) {
-        return resultEvent(completed.text, this.#usage(), NO_STRUCTURED_OUTPUT);
-      }
-      history = [...history, ...completed.responseMessages];
-      await this.#checkpoint({
-        messages: history,
-        tokens: this.#tokens,
-        turns: this.#turns,
-        lastText: this.#lastText,
-        retained: this.#retained,
-        pendingRound: { turn, toolCalls: completed.toolCalls },
-      });
-      const outcome = await this.#toolRound(tools, completed.toolCalls);
-      if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
-      history = [...history, outcome.message];
-      this.#retained = [...this.#retained, ...outcome.retained];
+      return resultEvent(completed.text, this.#usage(), NO_STRUCTURED_OUTPUT);
     }
+  }
+
+  /** What a takeover's interrupted turn already streamed; handed to the first regenerated call only. */
+  #takeReplayed(kind: 'text' | 'thinking'): string {
+    if (!this.#resume) return '';
+    const key = kind === 'text' ? 'partialText' : 'partialThinking';
+    const replayed = this.#replayed[key];
+    this.#replayed[key] = '';
+    return replayed;
   }
 
   #toolRound(tools: RunTools, calls: ToolCallRequest[], resumed?: ResumedRound) {
@@ -223,9 +247,17 @@ export class RunExecution {
   async #callModel(request: ModelTurnRequest, turn: number): Promise<CompletedTurn> {
     for (let retry = 0; ; retry++) {
       try {
+        const sentText = new ReplayedPrefix(this.#takeReplayed('text'));
+        const sentThinking = new ReplayedPrefix(this.#takeReplayed('thinking'));
         const completed = await streamModelTurn(request, {
-          onText: (text) => this.#emitter.emit('assistant_delta', { text }),
-          onThinking: (text) => this.#emitter.emit('thinking_delta', { text }),
+          onText: (text) => {
+            const unsent = sentText.unsent(text);
+            if (unsent !== '') this.#emitter.emit('assistant_delta', { text: unsent });
+          },
+          onThinking: (text) => {
+            const unsent = sentThinking.unsent(text);
+            if (unsent !== '') this.#emitter.emit('thinking_delta', { text: unsent });
+          },
         });
         this.#turns++;
         this.#tokens = addUsage(this.#tokens, completed.usage);
@@ -252,14 +284,7 @@ export class RunExecution {
   }
 
   #emitAssistantMessage(turn: number, completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>): void {
-    this.#emitter.emit('assistant_message', {
-      text: completed.text,
-      turn,
-      finishReason: completed.finishReason,
-      ...(completed.toolCalls.length > 0 && {
-        toolCalls: completed.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
-      }),
-    });
+    this.#emitter.emit('assistant_message', assistantMessageData(turn, completed));
   }
 
   #terminalFor(error: unknown): TerminalEvent {
@@ -297,4 +322,18 @@ export class RunExecution {
   #throwIfAborted(): void {
     if (this.#signal.aborted) throw this.#signal.reason;
   }
+}
+
+function assistantMessageData(
+  turn: number,
+  completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>,
+): Record<string, unknown> {
+  return {
+    text: completed.text,
+    turn,
+    finishReason: completed.finishReason,
+    ...(completed.toolCalls.length > 0 && {
+      toolCalls: completed.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
+    }),
+  };
 }

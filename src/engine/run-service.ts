@@ -91,6 +91,9 @@ export class RunService {
       NO_STRUCTURED_OUTPUT,
     );
     const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;
-    await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, terminal.outcome, session);
+    await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, {
+      outcome: terminal.outcome,
+      ...(session && { session }),
+    });
   }
 }

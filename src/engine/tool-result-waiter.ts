@@ -24,7 +24,7 @@ export async function waitForToolResults(
 ): Promise<ToolCallRecord[] | 'timeout'> {
   let wake: (() => void) | undefined;
   let signalled = false;
-  const stopListening = deps.signals.listen(runId, (signal) => {
+  const stopListening = await deps.signals.listen(runId, (signal) => {
     if (signal.kind !== 'tool_result' || !toolUseIds.includes(signal.toolUseId)) return;
     signalled = true;
     wake?.();

@@ -22,6 +22,8 @@ export interface AppResources {
     /** Idle SSE connections get a comment line this often. */
     heartbeatMs: number;
   };
+  /** Scale-out only: the Redis connection, for readiness. */
+  redis?: { ping(): Promise<void> };
   /** Admin token that the in-process CLI uses when the operator set none. */
   adminToken: string | undefined;
 }

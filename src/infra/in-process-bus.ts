@@ -31,7 +31,7 @@ export class InProcessRunEventBus implements RunEventBus {
     for (const event of events) this.#channels.emit(runId, event);
   }
 
-  subscribe(runId: string, listener: (event: PublishedEvent) => void): () => void {
+  async subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void> {
     return this.#channels.listen(runId, listener);
   }
 }
@@ -43,7 +43,7 @@ export class InProcessRunSignals implements RunSignals {
     this.#channels.emit(runId, signal);
   }
 
-  listen(runId: string, listener: (signal: RunSignal) => void): () => void {
+  async listen(runId: string, listener: (signal: RunSignal) => void): Promise<() => void> {
     return this.#channels.listen(runId, listener);
   }
 }

@@ -1,4 +1,4 @@
-import type { RunJob, RunQueue } from '../engine/ports.ts';
+import type { RunJob, RunJobOutcome, RunQueue } from '../engine/ports.ts';
 
 /**
  * The embedded queue: jobs wait in memory and run in this process, at most
@@ -9,7 +9,7 @@ export class InProcessRunQueue implements RunQueue {
   readonly #concurrency: number;
   readonly #waiting: RunJob[] = [];
   readonly #active = new Set<Promise<void>>();
-  #handle: ((job: RunJob) => Promise<void>) | undefined;
+  #handle: ((job: RunJob) => Promise<RunJobOutcome>) | undefined;
   #closed = false;
 
   constructor(options: { concurrency: number }) {
@@ -22,7 +22,7 @@ export class InProcessRunQueue implements RunQueue {
     this.#drain();
   }
 
-  consume(handle: (job: RunJob) => Promise<void>): void {
+  consume(handle: (job: RunJob) => Promise<RunJobOutcome>): void {
     this.#handle = handle;
     this.#drain();
   }
@@ -39,6 +39,7 @@ export class InProcessRunQueue implements RunQueue {
     while (!this.#closed && this.#active.size < this.#concurrency && this.#waiting.length > 0) {
       const job = this.#waiting.shift() as RunJob;
       const running: Promise<void> = handle(job)
+        .then(() => undefined)
         .catch(() => {
           // The handler records its own failures as terminal events; nothing may escape the queue.
         })

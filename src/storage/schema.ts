@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Row shapes as stored. JSON columns are text (one query codebase for SQLite
  * and PostgreSQL); booleans are integers 0/1; timestamps are ISO 8601 text.
@@ -122,6 +124,7 @@ export interface RunsTable {
   turns: number | null;
   model: string | null;
   cancel_requested_at: string | null;
+  attempt: Generated<number>;
   created_at: string;
   updated_at: string;
   ended_at: string | null;

@@ -53,7 +53,8 @@ export class RunEventStream {
     });
     this.#response.flushHeaders();
     this.#response.on('close', () => this.#close());
-    this.#unsubscribe = this.#options.bus.subscribe(this.#runId, (event) => this.#onLive(event));
+    this.#unsubscribe = await this.#options.bus.subscribe(this.#runId, (event) => this.#onLive(event));
+    if (this.#ended) this.#unsubscribe();
     this.#heartbeat = setInterval(() => this.#beat(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
     await this.#catchUp();

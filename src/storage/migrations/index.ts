@@ -3,6 +3,7 @@ import { foundation } from './0001-foundation.ts';
 import { toolCalls } from './0002-tool-calls.ts';
 import { runCheckpoints } from './0003-run-checkpoints.ts';
 import { sessions } from './0004-sessions.ts';
+import { runAttempts } from './0005-run-attempts.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-tool-calls': toolCalls,
   '0003-run-checkpoints': runCheckpoints,
   '0004-sessions': sessions,
+  '0005-run-attempts': runAttempts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,9 +1,33 @@
 import type { Kysely } from 'kysely';
+import { isPostgres } from '../dialect.ts';
 import type { EventBatch, EventStore } from '../../engine/ports.ts';
 import type { SerializedRunEvent } from '../../domain/run.ts';
 import { nowIso, toJson } from '../json-column.ts';
 import { appendSessionTurn, releaseSessionRun } from './session-repository.ts';
 import type { Database } from '../schema.ts';
+
+/**
+ * Runs whose batch carries an attempt that is no longer the run's: a worker
+ * that lost its lease must not write. On PostgreSQL the rows stay locked until
+ * commit, so a takeover waits for an in-flight append instead of racing it.
+ */
+async function fencedRuns(trx: Kysely<Database>, batches: readonly EventBatch[]): Promise<Set<string>> {
+  const fenced = new Set<string>();
+  const checked = batches.filter((batch) => batch.attempt !== undefined);
+  if (checked.length === 0) return fenced;
+  let query = trx
+    .selectFrom('runs')
+    .select(['id', 'attempt'])
+    .where(
+      'id',
+      'in',
+      checked.map((batch) => batch.runId),
+    );
+  if (isPostgres(trx)) query = query.forUpdate();
+  const attempts = new Map((await query.execute()).map((row) => [row.id, Number(row.attempt)]));
+  for (const batch of checked) if (attempts.get(batch.runId) !== batch.attempt) fenced.add(batch.runId);
+  return fenced;
+}
 
 /**
  * The persisted event log, the source of truth of every run. All batches of
@@ -17,8 +41,17 @@ export class RunEventRepository implements EventStore {
     this.#db = db;
   }
 
-  async append(batches: readonly EventBatch[]): Promise<void> {
+  async append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>> {
     const createdAt = nowIso();
+    return this.#db.transaction().execute(async (trx) => {
+      const fenced = await fencedRuns(trx, batches);
+      const accepted = fenced.size === 0 ? batches : batches.filter((batch) => !fenced.has(batch.runId));
+      await this.#write(trx, accepted, createdAt);
+      return fenced;
+    });
+  }
+
+  async #write(trx: Kysely<Database>, batches: readonly EventBatch[], createdAt: string): Promise<void> {
     const rows = batches.flatMap(({ runId, events }) =>
       events.map((event) => ({
         run_id: runId,
@@ -29,31 +62,29 @@ export class RunEventRepository implements EventStore {
       })),
     );
     if (rows.length === 0) return;
-    await this.#db.transaction().execute(async (trx) => {
-      await trx.insertInto('run_events').values(rows).execute();
-      for (const { runId, outcome, session } of batches) {
-        if (session) {
-          if (session.append) await appendSessionTurn(trx, session.sessionId, session.runId, session.append);
-          else await releaseSessionRun(trx, session.sessionId, session.runId);
-        }
-        if (!outcome) continue;
-        await trx
-          .updateTable('runs')
-          .set({
-            status: outcome.status,
-            final_text: outcome.finalText,
-            error: outcome.error,
-            failure_reason: outcome.failureReason && toJson(outcome.failureReason),
-            tokens: toJson(outcome.tokens),
-            turns: outcome.turns,
-            model: toJson(outcome.model),
-            updated_at: createdAt,
-            ended_at: createdAt,
-          })
-          .where('id', '=', runId)
-          .execute();
+    await trx.insertInto('run_events').values(rows).execute();
+    for (const { runId, outcome, session } of batches) {
+      if (session) {
+        if (session.append) await appendSessionTurn(trx, session.sessionId, session.runId, session.append);
+        else await releaseSessionRun(trx, session.sessionId, session.runId);
       }
-    });
+      if (!outcome) continue;
+      await trx
+        .updateTable('runs')
+        .set({
+          status: outcome.status,
+          final_text: outcome.finalText,
+          error: outcome.error,
+          failure_reason: outcome.failureReason && toJson(outcome.failureReason),
+          tokens: toJson(outcome.tokens),
+          turns: outcome.turns,
+          model: toJson(outcome.model),
+          updated_at: createdAt,
+          ended_at: createdAt,
+        })
+        .where('id', '=', runId)
+        .execute();
+    }
   }
 
   /** Events with `seq > afterSeq`, in order, at most `limit`. */

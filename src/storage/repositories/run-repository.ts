@@ -39,6 +39,7 @@ export class RunRepository {
       turns: null,
       model: null,
       cancel_requested_at: null,
+      attempt: 0,
       created_at: now,
       updated_at: now,
       ended_at: null,
@@ -72,6 +73,18 @@ export class RunRepository {
       .where('ended_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
+  async claimAttempt(id: string): Promise<number | undefined> {
+    const row = await this.#db
+      .updateTable('runs')
+      .set((eb) => ({ attempt: eb('attempt', '+', 1), status: 'running', updated_at: nowIso() }))
+      .where('id', '=', id)
+      .where('ended_at', 'is', null)
+      .returning('attempt')
+      .executeTakeFirst();
+    return row && Number(row.attempt);
   }
 
   /** Runs that have not ended, oldest first: what a restarted embedded service picks up again. */

@@ -18,7 +18,8 @@ export function mcpLocalTools(ref: McpLocalToolRef): ClientTool[] {
     name: tool.name,
     description: tool.description ?? '',
     inputSchema: objectInputSchema(tool.inputSchema),
-    readOnly: isReadOnlyHint(tool.annotations),
+    // Annotations are echoed only; they do not change scheduling.
+    readOnly: false,
     retain: false,
     callExtras: {
       mcpServer: ref.name,
@@ -27,9 +28,4 @@ export function mcpLocalTools(ref: McpLocalToolRef): ClientTool[] {
       ...(tool.annotations !== undefined && { annotations: tool.annotations }),
     },
   }));
-}
-
-/** MCP's `readOnlyHint` annotation lets the calls run in parallel like `readOnly` local tools. */
-function isReadOnlyHint(annotations: unknown): boolean {
-  return typeof annotations === 'object' && annotations !== null && (annotations as { readOnlyHint?: unknown }).readOnlyHint === true;
 }

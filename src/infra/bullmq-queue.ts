@@ -1,0 +1,66 @@
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import type { RunJob, RunJobOutcome, RunQueue } from '../engine/ports.ts';
+
+export interface BullmqRunQueueOptions {
+  redisUrl: string;
+  concurrency: number;
+  /** How long a worker's claim on a run lives without renewal: a killed worker's runs move on after this. */
+  leaseMs: number;
+}
+
+const QUEUE_NAME = 'agent-runs';
+
+/**
+ * Runs dispatched through Redis with BullMQ. The job id is the run id, so a
+ * run is queued at most once. BullMQ's job lock is the run's lease: the
+ * worker renews it while it works, and when a worker dies its lock lapses, the
+ * stalled check puts the job back, and another worker takes the run over.
+ */
+export class BullmqRunQueue implements RunQueue {
+  readonly #options: BullmqRunQueueOptions;
+  readonly #queue: Queue;
+  #worker: Worker | undefined;
+
+  constructor(options: BullmqRunQueueOptions) {
+    this.#options = options;
+    this.#queue = new Queue(QUEUE_NAME, { connection: { url: options.redisUrl, maxRetriesPerRequest: 3 } });
+    this.#queue.on('error', () => {});
+  }
+
+  async enqueue(job: RunJob): Promise<void> {
+    await this.#queue.add('run', job, {
+      jobId: job.runId,
+      removeOnComplete: true,
+      removeOnFail: 1000,
+      attempts: 1,
+    });
+  }
+
+  consume(handle: (job: RunJob) => Promise<RunJobOutcome>): void {
+    this.#worker = new Worker(
+      QUEUE_NAME,
+      async (job: Job<RunJob>, token?: string) => {
+        const outcome = await handle(job.data);
+        if (outcome === 'handed_over') {
+          // Stopping (SIGTERM) before the run ended: back to the queue, due now, for another worker.
+          await job.moveToDelayed(Date.now(), token);
+          throw new DelayedError();
+        }
+      },
+      {
+        connection: { url: this.#options.redisUrl, maxRetriesPerRequest: null },
+        concurrency: this.#options.concurrency,
+        lockDuration: this.#options.leaseMs,
+        stalledInterval: Math.max(1000, Math.floor(this.#options.leaseMs / 2)),
+        // A run whose worker died is taken over however often that happens; it never fails for stalling.
+        maxStalledCount: 1_000_000,
+      },
+    );
+    this.#worker.on('error', () => {});
+  }
+
+  async close(): Promise<void> {
+    await this.#worker?.close();
+    await this.#queue.close();
+  }
+}

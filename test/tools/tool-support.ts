@@ -1,0 +1,136 @@
+/** Shared helpers for the client-resolved tool tests: a live stream watcher and the provider wire. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RecordedRequest } from '../fakes/scripted-reply.ts';
+import type { RunFixture } from '../support/run-fixture.ts';
+import { openSse, type SseFrame } from '../support/sse-client.ts';
+import type { TestResponse } from '../support/test-server.ts';
+
+export const TERMINAL_TYPES: readonly string[] = ['result', 'error', 'cancelled'];
+
+/** The weather tool of the examples: one required string argument. */
+export const WEATHER_TOOL = {
+  kind: 'local',
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+} as const;
+
+/** A one-pixel PNG, base64. */
+export const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** A run's SSE stream read in the background, so a test can wait for events and act while the run goes on. */
+export interface RunWatch {
+  runId: string;
+  /** Frames received so far (live array). */
+  frames: SseFrame[];
+  /** The first frame (in arrival order) matching, waiting for it up to `timeoutMs`. */
+  waitFor(predicate: (frame: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame>;
+  waitForType(type: string, timeoutMs?: number): Promise<SseFrame>;
+  /** Resolves with every frame once the server closes the stream. */
+  ended: Promise<SseFrame[]>;
+  close(): void;
+}
+
+export async function watchStream(
+  url: string,
+  headers: Record<string, string>,
+  runId: string,
+): Promise<RunWatch> {
+  const stream = await openSse(url, headers);
+  if (stream.status !== 200) throw new Error(`stream answered ${stream.status}`);
+  const frames: SseFrame[] = [];
+  let done = false;
+  const ended = (async () => {
+    try {
+      for await (const frame of stream.frames) frames.push(frame);
+      return frames;
+    } finally {
+      done = true;
+    }
+  })();
+  ended.catch(() => {});
+  const waitFor: RunWatch['waitFor'] = async (predicate, timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = frames.find(predicate);
+      if (found) return found;
+      if (done)
+        throw new Error(
+          `stream ended without the awaited frame; got ${frames.map((f) => f.data.type).join(',')}`,
+        );
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting for a frame; got ${frames.map((f) => f.data.type).join(',')}`);
+      }
+      await sleep(10);
+    }
+  };
+  return {
+    runId,
+    frames,
+    waitFor,
+    waitForType: (type, timeoutMs) => waitFor((frame) => frame.data.type === type, timeoutMs),
+    ended,
+    close: () => stream.close(),
+  };
+}
+
+/** Creates a run that must be accepted (202) and starts watching its stream. */
+export async function startRun(fixture: RunFixture, body: Record<string, unknown>): Promise<RunWatch> {
+  const created = await fixture.createRun(body);
+  if (created.status !== 202) throw new Error(`run: ${created.status} ${JSON.stringify(created.body)}`);
+  return watchStream(fixture.streamUrl(created.body.runId), fixture.headers, created.body.runId);
+}
+
+export function postToolResult(fixture: RunFixture, runId: string, body: unknown): Promise<TestResponse> {
+  return fixture.server.request('POST', `${fixture.ws}/agent-runs/${runId}/tool-results`, {
+    body,
+    headers: fixture.headers,
+  });
+}
+
+export function snapshotOf(fixture: RunFixture, runId: string): Promise<TestResponse> {
+  return fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers });
+}
+
+export const ofType = (frames: readonly SseFrame[], type: string) =>
+  frames.filter((frame) => frame.data.type === type);
+
+/** Anthropic wire: the request body as the fake recorded it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+export const bodyOf = (request: RecordedRequest | undefined): Record<string, any> => {
+  if (!request) throw new Error('no such provider request');
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+  return request.body as Record<string, any>;
+};
+
+/** Anthropic wire: every `tool_result` block of a request, in conversation order. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+export function toolResultBlocks(request: RecordedRequest | undefined): Record<string, any>[] {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+  const messages = bodyOf(request).messages as { content: string | Record<string, any>[] }[];
+  return messages.flatMap((message) =>
+    typeof message.content === 'string'
+      ? []
+      : message.content.filter((block) => block.type === 'tool_result'),
+  );
+}
+
+/** Anthropic wire: a tool_result's content as text (string content, or its text blocks joined). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+export function toolResultText(block: Record<string, any> | undefined): string {
+  if (!block) throw new Error('no such tool_result');
+  if (typeof block.content === 'string') return block.content;
+  return (block.content as { type: string; text?: string }[])
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text ?? '')
+    .join('');
+}
+
+/** Anthropic wire: the model-facing tool definitions of a request, by name. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+export function toolsByName(request: RecordedRequest | undefined): Map<string, Record<string, any>> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+  const tools = (bodyOf(request).tools ?? []) as Record<string, any>[];
+  return new Map(tools.map((tool) => [tool.name as string, tool]));
+}
