@@ -17,6 +17,8 @@ export interface Config {
   logLevel: string;
   /** Runs one worker process executes at once. */
   workerConcurrency: number;
+  /** Scale-out: prefix of every Redis key and channel, so several deployments can share one Redis. */
+  redisPrefix: string;
   /** Scale-out: how long a worker's claim on a run lasts without renewal (a dead worker's runs move on after it). */
   leaseMs: number;
   providerKeys: { openai?: string; anthropic?: string; google?: string };
@@ -64,6 +66,10 @@ const envSchema = z.object({
     .transform(Number)
     .refine((value) => value <= 10_000, 'must be a whole number from 1 to 10000')
     .default(256),
+  AGENT_RUNS_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .default('agent-runs'),
   AGENT_RUNS_LEASE_MS: z
     .string()
     .regex(/^\d+$/, 'must be a whole number of milliseconds from 1000 to 600000')
@@ -106,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     workerConcurrency: e.AGENT_RUNS_WORKER_CONCURRENCY,
     leaseMs: e.AGENT_RUNS_LEASE_MS,
+    redisPrefix: e.AGENT_RUNS_REDIS_PREFIX,
     providerKeys,
   };
 }

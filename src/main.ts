@@ -62,9 +62,14 @@ function createTransport(config: Config): Transport {
   }
   const redis = new RedisChannels(config.redisUrl);
   return {
-    bus: new RedisRunEventBus(redis),
-    signals: new RedisRunSignals(redis),
-    queue: new BullmqRunQueue({ redisUrl: config.redisUrl, concurrency: config.workerConcurrency, leaseMs: config.leaseMs }),
+    bus: new RedisRunEventBus(redis, config.redisPrefix),
+    signals: new RedisRunSignals(redis, config.redisPrefix),
+    queue: new BullmqRunQueue({
+      redisUrl: config.redisUrl,
+      prefix: config.redisPrefix,
+      concurrency: config.workerConcurrency,
+      leaseMs: config.leaseMs,
+    }),
     redis,
   };
 }

@@ -56,6 +56,7 @@ export class RunExecutor {
       const attempt = await runs.claimAttempt(run.id);
       if (attempt === undefined) return 'done';
       const lastSeq = await events.lastSeq(run.id);
+      logger.info({ runId: run.id, attempt, resumingAfterSeq: lastSeq }, 'run started');
       const emitter = new RunEmitter(writer, run.id, lastSeq, (error) => halt(new EventLogFailure(error)), attempt);
       const resume = lastSeq > 0 ? await readResumePoint(this.#deps, run.id) : undefined;
       if (lastSeq > 0 && !resume) {
@@ -68,7 +69,10 @@ export class RunExecutor {
 
       const execution = new RunExecution(this.#deps, run, emitter, { abort: abort.signal, stop: stop.signal }, resume);
       const terminal = await execution.execute();
-      if (abort.signal.reason instanceof ServiceShutdown) return 'handed_over';
+      if (abort.signal.reason instanceof ServiceShutdown) {
+        logger.info({ runId: run.id, attempt }, 'run handed over');
+        return 'handed_over';
+      }
       if (emitter.fencedOut) return 'done';
       if (emitter.failure !== undefined) emitter.resync(await events.lastSeq(run.id));
       const session = sessionEnd(run, terminal, execution.retained);

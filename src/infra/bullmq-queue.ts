@@ -4,6 +4,8 @@ import type { RunJob, RunJobOutcome, RunQueue } from '../engine/ports.ts';
 export interface BullmqRunQueueOptions {
   redisUrl: string;
   concurrency: number;
+  /** BullMQ key prefix (one per deployment sharing a Redis). */
+  prefix: string;
   /** How long a worker's claim on a run lives without renewal: a killed worker's runs move on after this. */
   leaseMs: number;
 }
@@ -23,7 +25,10 @@ export class BullmqRunQueue implements RunQueue {
 
   constructor(options: BullmqRunQueueOptions) {
     this.#options = options;
-    this.#queue = new Queue(QUEUE_NAME, { connection: { url: options.redisUrl, maxRetriesPerRequest: 3 } });
+    this.#queue = new Queue(QUEUE_NAME, {
+      prefix: options.prefix,
+      connection: { url: options.redisUrl, maxRetriesPerRequest: 3 },
+    });
     this.#queue.on('error', () => {});
   }
 
@@ -48,6 +53,7 @@ export class BullmqRunQueue implements RunQueue {
         }
       },
       {
+        prefix: this.#options.prefix,
         connection: { url: this.#options.redisUrl, maxRetriesPerRequest: null },
         concurrency: this.#options.concurrency,
         lockDuration: this.#options.leaseMs,

@@ -1,8 +1,6 @@
 import type { PublishedEvent, RunEventBus, RunSignal, RunSignals } from '../engine/ports.ts';
 import type { RedisChannels } from './redis-channels.ts';
 
-const eventChannel = (runId: string) => `agent-runs:events:${runId}`;
-const signalChannel = (runId: string) => `agent-runs:signals:${runId}`;
 
 /**
  * Live events across replicas. Each message is `{ seq, type, frame }`: the SSE
@@ -11,20 +9,22 @@ const signalChannel = (runId: string) => `agent-runs:signals:${runId}`;
  */
 export class RedisRunEventBus implements RunEventBus {
   readonly #channels: RedisChannels;
-  constructor(channels: RedisChannels) {
+  readonly #prefix: string;
+  constructor(channels: RedisChannels, prefix: string) {
     this.#channels = channels;
+    this.#prefix = prefix;
   }
 
   publish(runId: string, events: readonly PublishedEvent[]): void {
     for (const event of events) {
       const message = JSON.stringify({ seq: event.seq, type: event.type, frame: event.frame });
       // A lost publish is repaired by the readers' gap fill from the log.
-      this.#channels.publish(eventChannel(runId), message).catch(() => undefined);
+      this.#channels.publish(`${this.#prefix}:events:${runId}`, message).catch(() => undefined);
     }
   }
 
   async subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void> {
-    const { ready, stop } = this.#channels.listen(eventChannel(runId), (message) => {
+    const { ready, stop } = this.#channels.listen(`${this.#prefix}:events:${runId}`, (message) => {
       const { seq, type, frame } = JSON.parse(message) as { seq: number; type: string; frame: string };
       listener({ seq, type, frame, dataJson: '' });
     });
@@ -36,16 +36,18 @@ export class RedisRunEventBus implements RunEventBus {
 /** Cancellations and tool-result notices, delivered to whichever worker holds the run. */
 export class RedisRunSignals implements RunSignals {
   readonly #channels: RedisChannels;
-  constructor(channels: RedisChannels) {
+  readonly #prefix: string;
+  constructor(channels: RedisChannels, prefix: string) {
     this.#channels = channels;
+    this.#prefix = prefix;
   }
 
   async send(runId: string, signal: RunSignal): Promise<void> {
-    await this.#channels.publish(signalChannel(runId), JSON.stringify(signal));
+    await this.#channels.publish(`${this.#prefix}:signals:${runId}`, JSON.stringify(signal));
   }
 
   async listen(runId: string, listener: (signal: RunSignal) => void): Promise<() => void> {
-    const { ready, stop } = this.#channels.listen(signalChannel(runId), (message) =>
+    const { ready, stop } = this.#channels.listen(`${this.#prefix}:signals:${runId}`, (message) =>
       listener(JSON.parse(message) as RunSignal),
     );
     await ready;

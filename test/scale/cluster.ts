@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import pg from 'pg';
+import { TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/engines.ts';
+
+const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  stdout: string;
+  baseUrl?: string;
+  /** Resolves when `pattern` appears on stdout (or rejects on exit/timeout). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface Cluster {
+  env: Record<string, string>;
+  adminToken: string;
+  apis: ServiceProcess[];
+  workers: ServiceProcess[];
+  startWorker(name: string): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real scale-out deployment on this machine: its own PostgreSQL database and
+ * Redis prefix, `migrate` once, then API and worker processes started with the
+ * `agent-runs` CLI exactly as an operator would.
+ */
+export async function startCluster(options: {
+  apis: number;
+  workers: number;
+  leaseMs?: number;
+}): Promise<Cluster> {
+  const id = randomBytes(5).toString('hex');
+  const database = `agent_runs_scale_${id}`;
+  await adminQuery(`create database ${database}`);
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${database}`;
+  const adminToken = randomBytes(24).toString('base64url');
+  const env: Record<string, string> = {
+    DATABASE_URL: url.toString(),
+    REDIS_URL: TEST_REDIS_URL,
+    AGENT_RUNS_REDIS_PREFIX: `ar-test-${id}`,
+    AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+    AGENT_RUNS_ADMIN_TOKEN: adminToken,
+    AGENT_RUNS_LEASE_MS: String(options.leaseMs ?? 2000),
+    LOG_LEVEL: 'info',
+    PORT: '0',
+  };
+  const migrate = spawnService('migrate', ['migrate'], env);
+  const [code] = (await once(migrate.child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`migrate failed: ${migrate.stdout}`);
+
+  const all: ServiceProcess[] = [];
+  const startApi = async (name: string) => {
+    const api = spawnService(name, ['serve'], { ...env, AGENT_RUNS_ROLE: 'api' });
+    all.push(api);
+    const [, baseUrl] = await api.waitFor(/listening on (http:\/\/\S+)/);
+    api.baseUrl = baseUrl ?? '';
+    return api;
+  };
+  const startWorker = async (name: string) => {
+    const worker = spawnService(name, ['worker'], env);
+    all.push(worker);
+    await worker.waitFor(/worker ready/);
+    return worker;
+  };
+  const apis = await Promise.all(
+    Array.from({ length: options.apis }, (_, index) => startApi(`api${index + 1}`)),
+  );
+  const workers = await Promise.all(
+    Array.from({ length: options.workers }, (_, index) => startWorker(`worker${index + 1}`)),
+  );
+  return {
+    env,
+    adminToken,
+    apis,
+    workers,
+    startWorker,
+    stop: async () => {
+      await Promise.all(all.map((service) => service.kill('SIGKILL')));
+      await adminQuery(`drop database if exists ${database} with (force)`);
+    },
+  };
+}
+
+function spawnService(name: string, args: string[], env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const service: ServiceProcess = {
+    name,
+    child,
+    stdout: '',
+    waitFor: (pattern, timeoutMs = 20_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = service.stdout.match(pattern);
+          if (!match) return false;
+          cleanup();
+          resolve(match);
+          return true;
+        };
+        const onData = () => check();
+        const onExit = () => {
+          cleanup();
+          reject(new Error(`${name} exited before ${pattern}: ${service.stdout.slice(-2000)}`));
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`${name}: no ${pattern} within ${timeoutMs} ms: ${service.stdout.slice(-2000)}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          child.stdout?.off('data', onData);
+          child.off('exit', onExit);
+        };
+        child.stdout?.on('data', onData);
+        child.on('exit', onExit);
+        check();
+      }),
+    kill: async (signal) => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+  child.stdout?.on('data', (chunk: Buffer) => {
+    service.stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    service.stdout += chunk.toString();
+  });
+  return service;
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}

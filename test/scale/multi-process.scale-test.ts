@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
+import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
+import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
+import { startCluster, type Cluster } from './cluster.ts';
+
+const types = (frames: SseFrame[]) => frames.map((frame) => frame.data.type);
+const seqs = (frames: SseFrame[]) => frames.map((frame) => frame.data.seq);
+const text = (frames: SseFrame[]) =>
+  frames
+    .filter((frame) => frame.data.type === 'assistant_delta')
+    .map((frame) => frame.data.data.text)
+    .join('');
+
+describe('scale-out: two API processes and two workers on PostgreSQL and Redis', () => {
+  let cluster: Cluster;
+  let fake: FakeProviderServer;
+  let headers: Record<string, string>;
+  const ws = '/api/v1/workspaces/acme';
+
+  const api = (index: number) => cluster.apis[index]?.baseUrl ?? '';
+  async function call(
+    base: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ) {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers, ...extra, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const textBody = await response.text();
+    return { status: response.status, body: textBody ? JSON.parse(textBody) : undefined };
+  }
+
+  before(async () => {
+    fake = await startFakeAnthropic();
+    cluster = await startCluster({ apis: 2, workers: 2, leaseMs: 2000 });
+    headers = { authorization: `Bearer ${cluster.adminToken}` };
+    assert.equal((await call(api(0), 'POST', '/admin/v1/workspaces', { slug: 'acme' })).status, 201);
+    const key = await call(api(0), 'POST', '/admin/v1/workspaces/acme/api-keys', {});
+    const provider = await call(api(0), 'POST', '/admin/v1/workspaces/acme/providers', {
+      provider: 'anthropic',
+      baseUrl: fake.url,
+      apiKey: 'sk-fake',
+      models: [{ vendorModelId: 'fake-model' }],
+      isDefault: true,
+    });
+    assert.equal(provider.status, 201);
+    headers = { authorization: `Bearer ${key.body.key}` };
+  });
+  after(async () => {
+    await cluster?.stop();
+    await fake?.close();
+  });
+
+  it('a run created on API 1 streams from API 2; its local tool result is posted to API 1; the stream has no gap', async () => {
+    fake.reset();
+    fake.enqueue(
+      { toolCalls: [{ id: 'toolu_a', name: 'lookup', input: { q: 'x' } }] },
+      { text: ['Found ', 'it.'] },
+    );
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, {
+      systemPrompt: 's',
+      prompt: 'find x',
+      tools: [
+        {
+          kind: 'local',
+          name: 'lookup',
+          parameters: { type: 'object', properties: { q: { type: 'string' } } },
+        },
+      ],
+    });
+    assert.equal(created.status, 202);
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frame.data.type === 'local_tool_call') {
+        const posted = await call(api(0), 'POST', `${ws}/agent-runs/${created.body.runId}/tool-results`, {
+          toolUseId: frame.data.data.toolUseId,
+          result: 'x is here',
+        });
+        assert.equal(posted.status, 200);
+      }
+    }
+    assert.deepEqual(types(frames), [
+      'assistant_message',
+      'local_tool_call',
+      'local_tool_result_in',
+      'assistant_delta',
+      'assistant_delta',
+      'assistant_message',
+      'result',
+    ]);
+    assert.deepEqual(
+      seqs(frames),
+      frames.map((_, index) => index + 1),
+    );
+  });
+
+  it('a worker killed with SIGKILL mid-run: another worker takes the run over and the client stream simply continues', async () => {
+    fake.reset();
+    const words = Array.from({ length: 40 }, (_, index) => `w${index} `);
+    // The takeover regenerates the interrupted turn: the provider answers it the same way.
+    fake.enqueue({ text: words, chunkIntervalMs: 60 }, { text: words, chunkIntervalMs: 5 });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
+    const runId = created.body.runId as string;
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    let killed = '';
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frames.length === 8 && !killed) {
+        const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
+        assert.ok(owner, 'one worker logged that it started the run');
+        killed = owner.name;
+        await owner.kill('SIGKILL');
+      }
+    }
+    assert.ok(killed);
+    assert.equal(fake.requests.length, 2, 'the new worker regenerated the interrupted turn');
+    assert.equal(types(frames).at(-1), 'result');
+    assert.deepEqual(
+      seqs(frames),
+      frames.map((_, index) => index + 1),
+      'no event lost or repeated',
+    );
+    assert.equal(text(frames), words.join(''), 'the reply arrives exactly once');
+    const log = await readAll(`${api(0)}${created.body.streamUrl}`, headers);
+    assert.deepEqual(
+      log.map((frame) => frame.raw),
+      frames.map((frame) => frame.raw),
+      'the persisted log is what the client saw',
+    );
+    const index = cluster.workers.findIndex((worker) => worker.name === killed);
+    cluster.workers[index] = await cluster.startWorker(`${killed}-restarted`);
+  });
+
+  it('cancel sent to the replica that does not serve the stream stops the run', async () => {
+    fake.reset();
+    fake.enqueue({ text: Array.from({ length: 200 }, () => 'x'), chunkIntervalMs: 30 });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
+    const stream = await openSse(`${api(0)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frames.length === 3) {
+        const cancelled = await call(api(1), 'POST', `${ws}/agent-runs/${created.body.runId}/cancel`);
+        assert.equal(cancelled.status, 200);
+      }
+    }
+    assert.equal(types(frames).at(-1), 'cancelled');
+    assert.ok(frames.length < 100);
+  });
+
+  it('SIGTERM on a worker hands its in-flight run over; the run completes on the other worker', async () => {
+    fake.reset();
+    const words = Array.from({ length: 30 }, (_, index) => `t${index} `);
+    fake.enqueue({ text: words, chunkIntervalMs: 400 }, { text: words, chunkIntervalMs: 5 });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'slow' });
+    const runId = created.body.runId as string;
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    let stopped: Promise<number | null> | undefined;
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frames.length === 2 && !stopped) {
+        const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
+        assert.ok(owner);
+        stopped = owner.kill('SIGTERM');
+      }
+    }
+    assert.equal(await stopped, 0, 'the worker stopped cleanly');
+    assert.equal(fake.requests.length, 2, 'the other worker continued the handed-over run');
+    assert.equal(types(frames).at(-1), 'result');
+    assert.deepEqual(
+      seqs(frames),
+      frames.map((_, index) => index + 1),
+    );
+    assert.equal(text(frames), words.join(''));
+  });
+});
