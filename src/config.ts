@@ -74,7 +74,10 @@ const envSchema = z.object({
     .string()
     .regex(/^\d+$/, 'must be a whole number of milliseconds from 1000 to 600000')
     .transform(Number)
-    .refine((value) => value >= 1000 && value <= 600_000, 'must be a whole number of milliseconds from 1000 to 600000')
+    .refine(
+      (value) => value >= 1000 && value <= 600_000,
+      'must be a whole number of milliseconds from 1000 to 600000',
+    )
     .default(15_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OPENAI_API_KEY: nonEmpty.optional(),

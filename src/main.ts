@@ -19,6 +19,8 @@ import type { RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
 import { BullmqRunQueue } from './infra/bullmq-queue.ts';
 import { RedisRunEventBus, RedisRunSignals } from './infra/redis-bus.ts';
 import { RedisChannels } from './infra/redis-channels.ts';
+import { FlexibleRateCounters } from './infra/rate-limit-counters.ts';
+import { RATE_LIMIT_WINDOW_SECONDS } from './domain/rate-limits.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
@@ -149,6 +151,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       catalog,
       secretBox,
       adminToken,
+      rateCounters: new FlexibleRateCounters(
+        redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
+        RATE_LIMIT_WINDOW_SECONDS,
+      ),
       ...(redis && { redis }),
       engine: {
         runs: runService,
@@ -172,7 +178,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         // Stop accepting requests and close streams; give runs in progress a grace period, then
         // stop them where they are (a restart picks them up); flush the log; close storage.
         await app.close();
-        const grace = setTimeout(() => shutdown.abort(), options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+        const grace = setTimeout(
+          () => shutdown.abort(),
+          options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+        );
         await queue.close();
         clearTimeout(grace);
         await writer.durable();

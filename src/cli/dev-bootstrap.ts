@@ -11,7 +11,10 @@ export const DEV_WORKSPACE_SLUG = 'default';
 /** On an empty database: workspace `default` and one Developer-API key for it. */
 export async function bootstrapDevWorkspace(repos: Repositories): Promise<DevBootstrap> {
   if ((await repos.workspaces.count()) > 0) {
-    return { kind: 'existing', hasDefaultWorkspace: (await repos.workspaces.findBySlug(DEV_WORKSPACE_SLUG)) !== undefined };
+    return {
+      kind: 'existing',
+      hasDefaultWorkspace: (await repos.workspaces.findBySlug(DEV_WORKSPACE_SLUG)) !== undefined,
+    };
   }
   const workspace = await repos.workspaces.create({
     slug: DEV_WORKSPACE_SLUG,

@@ -17,6 +17,22 @@ export function sessionSummary(messages: ReadonlyArray<{ role: string; content: 
   return summary.length > SUMMARY_MAX_CHARS ? `${summary.slice(0, SUMMARY_MAX_CHARS - 1)}…` : summary;
 }
 
+/** The summary after a run appended `messages`: a summary still too short keeps growing with later runs. */
+export function extendSessionSummary(
+  current: string,
+  messages: ReadonlyArray<{ role: string; content: string }>,
+): string {
+  if (current === '') return sessionSummary(messages);
+  if (current.length >= SHORT_OPENER_CHARS) return current;
+  let summary = current;
+  for (const message of messages) {
+    if (summary.length >= SHORT_OPENER_CHARS) break;
+    if (message.role === 'system' || message.content.trim() === '') continue;
+    summary = `${summary} / ${collapse(message.content)}`;
+  }
+  return summary.length > SUMMARY_MAX_CHARS ? `${summary.slice(0, SUMMARY_MAX_CHARS - 1)}…` : summary;
+}
+
 function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }

@@ -25,18 +25,23 @@ export async function authorizeAgent(
   const allowlist = credential.agentAllowlist;
   if (agentId === undefined) {
     if (allowlist.length > 0) {
-      throw new ForbiddenError('this credential may only run its allowed agents: pass one of them as agentId');
+      throw new ForbiddenError(
+        'this credential may only run its allowed agents: pass one of them as agentId',
+      );
     }
     return undefined;
   }
-  if (!isWellFormedId('agent', agentId)) throw new InvalidRequestError(`agentId: '${agentId}' is not an agent id`);
+  if (!isWellFormedId('agent', agentId))
+    throw new InvalidRequestError(`agentId: '${agentId}' is not an agent id`);
   if (allowlist.length > 0 && !allowlist.includes(agentId)) {
     throw new ForbiddenError(`this credential is not allowed to run agent '${agentId}'`);
   }
   const agent = await agents.findById(credential.workspaceId, agentId);
   if (!agent) throw new ForbiddenError(`agent '${agentId}' is not available to this credential`);
   if (agent.isSystem && allowlist.length === 0) {
-    throw new ForbiddenError(`agent '${agentId}' is a system agent: only a credential that lists it may run it`);
+    throw new ForbiddenError(
+      `agent '${agentId}' is a system agent: only a credential that lists it may run it`,
+    );
   }
   return agent;
 }

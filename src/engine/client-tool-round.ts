@@ -135,7 +135,9 @@ async function awaitBatch(
   batch: readonly PlannedCall[],
 ): Promise<ToolCallRecord[] | { timedOut: PlannedCall }> {
   const ids = batch.map((entry) => entry.call.id);
-  const stored = round.resumed ? new Set((await deps.toolCalls.find(round.runId, ids)).map((row) => row.toolUseId)) : undefined;
+  const stored = round.resumed
+    ? new Set((await deps.toolCalls.find(round.runId, ids)).map((row) => row.toolUseId))
+    : undefined;
   // The rows exist before the events are visible, so an answer can never race ahead of its call.
   await deps.toolCalls.insertPending(
     round.runId,
@@ -145,7 +147,13 @@ async function awaitBatch(
   );
   for (const { call, tool, args } of batch) {
     if (round.resumed?.published.has(call.id)) continue;
-    round.emitter.emit('local_tool_call', { toolUseId: call.id, name: call.name, args, kind: tool.kind, ...tool.callExtras });
+    round.emitter.emit('local_tool_call', {
+      toolUseId: call.id,
+      name: call.name,
+      args,
+      kind: tool.kind,
+      ...tool.callExtras,
+    });
   }
   await round.emitter.durable();
   const answered = await waitForToolResults(deps, round.runId, ids, Date.now() + round.timeoutMs, round.stop);

@@ -33,7 +33,12 @@ export function initialConversation(spec: RunSpec): Conversation {
 
 function filePart(attachment: Attachment): FilePart {
   if (attachment.type === 'input_file') {
-    return { type: 'file', data: attachment.data, mediaType: attachment.mimeType, filename: attachment.filename };
+    return {
+      type: 'file',
+      data: attachment.data,
+      mediaType: attachment.mimeType,
+      filename: attachment.filename,
+    };
   }
   return {
     type: 'file',

@@ -58,7 +58,10 @@ export class ModelTurnError extends Error {
  * `ModelTurnError` when the provider fails, or rethrows the abort reason when
  * the run is cancelled.
  */
-export async function streamModelTurn(request: ModelTurnRequest, output: ModelTurnOutput): Promise<CompletedTurn> {
+export async function streamModelTurn(
+  request: ModelTurnRequest,
+  output: ModelTurnOutput,
+): Promise<CompletedTurn> {
   let text = '';
   let emitted = false;
   let failure: unknown;

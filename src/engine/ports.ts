@@ -63,3 +63,15 @@ export interface RunQueue {
   /** Stops taking jobs and waits for the ones in progress. */
   close(): Promise<void>;
 }
+
+export interface RateDecision {
+  allowed: boolean;
+  remaining: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+/** Shared counters for rate limits: nothing a replica holds in memory decides another replica's answer. */
+export interface RateCounters {
+  consume(key: string, limit: number): Promise<RateDecision>;
+}

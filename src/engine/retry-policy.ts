@@ -23,7 +23,8 @@ export function retryDelayMs(
   retry: number,
   emittedOutput: boolean,
 ): number | undefined {
-  if (emittedOutput || retry >= policy.maxRetries || !RETRYABLE_CLASSES.has(failure.errorClass)) return undefined;
+  if (emittedOutput || retry >= policy.maxRetries || !RETRYABLE_CLASSES.has(failure.errorClass))
+    return undefined;
   if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, policy.maxDelayMs);
   const backoff = policy.baseDelayMs * 2 ** retry;
   const jitter = 0.8 + Math.random() * 0.4;

@@ -14,7 +14,10 @@ import { initialConversation } from './conversation.ts';
 import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
 import { modelToolSet, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
 import type { ModelMessage } from 'ai';
-import type { RunCheckpointRepository, StoredCheckpoint } from '../storage/repositories/run-checkpoint-repository.ts';
+import type {
+  RunCheckpointRepository,
+  StoredCheckpoint,
+} from '../storage/repositories/run-checkpoint-repository.ts';
 import {
   ModelTurnError,
   streamModelTurn,
@@ -103,7 +106,10 @@ export class RunExecution {
   ) {
     this.#deps = deps;
     this.#resume = resume;
-    this.#replayed = { partialText: resume?.partialText ?? '', partialThinking: resume?.partialThinking ?? '' };
+    this.#replayed = {
+      partialText: resume?.partialText ?? '',
+      partialThinking: resume?.partialThinking ?? '',
+    };
     this.#run = run;
     this.#spec = run.spec as unknown as RunSpec;
     this.#emitter = emitter;
@@ -149,10 +155,16 @@ export class RunExecution {
     if (this.#resume && pending) {
       // Taken over at its last tool round: same conversation and usage; the round's calls are not
       // published again, and its assistant_message is sent only if the log lacks it.
-      ({ tokens: this.#tokens, turns: this.#turns, lastText: this.#lastText, retained: this.#retained } = pending);
+      ({
+        tokens: this.#tokens,
+        turns: this.#turns,
+        lastText: this.#lastText,
+        retained: this.#retained,
+      } = pending);
       history = pending.messages;
       firstTurn = pending.pendingRound.turn + 1;
-      if (!this.#resume.assistantMessageSent) this.#emitter.emit('assistant_message', pending.pendingRound.assistantMessage);
+      if (!this.#resume.assistantMessageSent)
+        this.#emitter.emit('assistant_message', pending.pendingRound.assistantMessage);
       const outcome = await this.#toolRound(tools, pending.pendingRound.toolCalls, this.#resume);
       if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
       history = [...history, outcome.message];
@@ -234,7 +246,13 @@ export class RunExecution {
     this.#throwIfAborted();
     const { localToolTimeoutMs } = this.#spec.effective;
     const message = `local tool ${call.name} (${call.toolUseId}) got no result within ${localToolTimeoutMs} ms`;
-    return resultEvent(this.#lastText ?? '', this.#usage(), NO_STRUCTURED_OUTPUT, 'error_local_tool_timeout', message);
+    return resultEvent(
+      this.#lastText ?? '',
+      this.#usage(),
+      NO_STRUCTURED_OUTPUT,
+      'error_local_tool_timeout',
+      message,
+    );
   }
 
   /** Stored once the turn's events are durable, so the checkpoint never runs ahead of the log. */
@@ -283,7 +301,10 @@ export class RunExecution {
     }
   }
 
-  #emitAssistantMessage(turn: number, completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>): void {
+  #emitAssistantMessage(
+    turn: number,
+    completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>,
+  ): void {
     this.#emitter.emit('assistant_message', assistantMessageData(turn, completed));
   }
 
@@ -305,10 +326,19 @@ export class RunExecution {
       });
     }
     if (error instanceof DomainError && error.code === 'invalid_model') {
-      return this.#failure({ message: error.message, errorClass: 'invalid_request', code: 'invalid_spec', retryable: false });
+      return this.#failure({
+        message: error.message,
+        errorClass: 'invalid_request',
+        code: 'invalid_spec',
+        retryable: false,
+      });
     }
     this.#deps.logger.error({ runId: this.#run.id, err: error }, 'run failed unexpectedly');
-    return this.#failure({ message: 'the worker failed while running the agent', code: 'worker_error', retryable: true });
+    return this.#failure({
+      message: 'the worker failed while running the agent',
+      code: 'worker_error',
+      retryable: true,
+    });
   }
 
   #failure(failure: RunFailure): TerminalEvent {

@@ -57,17 +57,34 @@ export class RunExecutor {
       if (attempt === undefined) return 'done';
       const lastSeq = await events.lastSeq(run.id);
       logger.info({ runId: run.id, attempt, resumingAfterSeq: lastSeq }, 'run started');
-      const emitter = new RunEmitter(writer, run.id, lastSeq, (error) => halt(new EventLogFailure(error)), attempt);
+      const emitter = new RunEmitter(
+        writer,
+        run.id,
+        lastSeq,
+        (error) => halt(new EventLogFailure(error)),
+        attempt,
+      );
       const resume = lastSeq > 0 ? await readResumePoint(this.#deps, run.id) : undefined;
       if (lastSeq > 0 && !resume) {
         const interrupted = interruptedTerminal(run);
-        await emitter.end(interrupted.type, interrupted.data, interrupted.outcome, sessionEnd(run, interrupted, []));
+        await emitter.end(
+          interrupted.type,
+          interrupted.data,
+          interrupted.outcome,
+          sessionEnd(run, interrupted, []),
+        );
         return 'done';
       }
       // The stored flag covers a cancel signalled before this worker listened.
       if ((await runs.findByIdAnyWorkspace(run.id))?.cancelRequestedAt) abort.abort(new RunCancelled());
 
-      const execution = new RunExecution(this.#deps, run, emitter, { abort: abort.signal, stop: stop.signal }, resume);
+      const execution = new RunExecution(
+        this.#deps,
+        run,
+        emitter,
+        { abort: abort.signal, stop: stop.signal },
+        resume,
+      );
       const terminal = await execution.execute();
       if (abort.signal.reason instanceof ServiceShutdown) {
         logger.info({ runId: run.id, attempt }, 'run handed over');
@@ -104,7 +121,9 @@ export function sessionEnd(
   return {
     sessionId: run.sessionId,
     runId: run.id,
-    append: succeeded ? sessionTurnItems(run.spec as unknown as RunSpec, retained, terminal.outcome.finalText ?? '') : null,
+    append: succeeded
+      ? sessionTurnItems(run.spec as unknown as RunSpec, retained, terminal.outcome.finalText ?? '')
+      : null,
   };
 }
 
@@ -112,8 +131,16 @@ export function sessionEnd(
 function interruptedTerminal(run: Run): TerminalEvent {
   const { model } = (run.spec as unknown as RunSpec).effective;
   return errorEvent(
-    { message: 'the run was interrupted and could not be resumed; create it again', code: 'worker_error', retryable: true },
-    { tokens: zeroUsage(), turns: 0, model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId } },
+    {
+      message: 'the run was interrupted and could not be resumed; create it again',
+      code: 'worker_error',
+      retryable: true,
+    },
+    {
+      tokens: zeroUsage(),
+      turns: 0,
+      model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId },
+    },
     NO_STRUCTURED_OUTPUT,
   );
 }

@@ -73,7 +73,12 @@ export class RunService {
   }
 
   /** The client's answer to a pending local tool call (any replica may take it). */
-  submitToolResult(workspaceId: string, runId: string, toolUseId: string, answer: ClientToolResult): Promise<IntakeOutcome> {
+  submitToolResult(
+    workspaceId: string,
+    runId: string,
+    toolUseId: string,
+    answer: ClientToolResult,
+  ): Promise<IntakeOutcome> {
     return acceptToolResult(this.#deps, workspaceId, runId, toolUseId, answer);
   }
 
@@ -84,10 +89,17 @@ export class RunService {
   }
 
   /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */
-  async #failUnqueued(run: Run, model: { id: string; provider: string; vendorModelId: string }): Promise<void> {
+  async #failUnqueued(
+    run: Run,
+    model: { id: string; provider: string; vendorModelId: string },
+  ): Promise<void> {
     const terminal = errorEvent(
       { message: 'the run could not be queued; create it again', code: 'queue_error', retryable: true },
-      { tokens: zeroUsage(), turns: 0, model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId } },
+      {
+        tokens: zeroUsage(),
+        turns: 0,
+        model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId },
+      },
       NO_STRUCTURED_OUTPUT,
     );
     const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;

@@ -1,5 +1,10 @@
 import type { Agent, ToolRef } from '../domain/agent.ts';
-import { DEFAULT_LOCAL_TOOL_TIMEOUT_MS, type RunModel, type RunRequest, type RunSpec } from '../domain/run-spec.ts';
+import {
+  DEFAULT_LOCAL_TOOL_TIMEOUT_MS,
+  type RunModel,
+  type RunRequest,
+  type RunSpec,
+} from '../domain/run-spec.ts';
 import type { ResolvedModel } from '../domain/model.ts';
 import type { SessionItem } from '../domain/session.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
@@ -20,7 +25,8 @@ export async function buildRunSpec(
   agent: Agent | undefined,
   history?: SessionItem[],
 ): Promise<RunSpec> {
-  const modelId = request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
+  const modelId =
+    request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
   const resolved = await catalog.resolve(workspaceId, modelId);
   const level = request.reasoningLevel ?? agent?.reasoningLevel ?? undefined;
   const tools = mergeTools(agent?.tools ?? [], request.tools ?? []);
@@ -48,7 +54,8 @@ export function runModelOf(resolved: ResolvedModel): RunModel {
 }
 
 export function mergeTools(agentTools: readonly ToolRef[], requestTools: readonly ToolRef[]): ToolRef[] {
-  const key = (ref: ToolRef) => (typeof ref.name === 'string' ? `name:${ref.name}` : `${ref.kind}:${String(ref.id)}`);
+  const key = (ref: ToolRef) =>
+    typeof ref.name === 'string' ? `name:${ref.name}` : `${ref.kind}:${String(ref.id)}`;
   const overridden = new Set(requestTools.map(key));
   return [...agentTools.filter((ref) => !overridden.has(key(ref))), ...requestTools];
 }

@@ -69,7 +69,10 @@ export class SessionService {
   async message(credential: RunCredential, sessionId: string, message: SessionMessageRequest): Promise<Run> {
     const session = await this.get(credential.workspaceId, sessionId);
     if (session.status === 'ended') {
-      throw new SessionConflictError('session_ended', 'the session has ended; create a new session to continue');
+      throw new SessionConflictError(
+        'session_ended',
+        'the session has ended; create a new session to continue',
+      );
     }
     const { metadata, tools, ...overrides } = withoutUndefined(message);
     const request: RunRequest = {
@@ -79,24 +82,39 @@ export class SessionService {
       metadata: { ...session.metadata, ...metadata },
     };
     assertRunnable(request);
-    const history = await this.#deps.sessions.history(session.id);
+    if (Object.keys(request.metadata ?? {}).length > METADATA_MAX_ENTRIES) {
+      throw new InvalidRequestError(
+        `metadata: the session's metadata merged with this message's has more than ${METADATA_MAX_ENTRIES} entries`,
+      );
+    }
     const runId = newId('run');
     if (!(await this.#deps.sessions.claimForRun(session.id, runId))) {
       const current = await this.get(credential.workspaceId, sessionId);
       if (current.status === 'ended') {
-        throw new SessionConflictError('session_ended', 'the session has ended; create a new session to continue');
+        throw new SessionConflictError(
+          'session_ended',
+          'the session has ended; create a new session to continue',
+        );
       }
       throw new SessionConflictError(
         'session_busy',
         `run ${current.activeRunId ?? ''} is still in progress on this session: wait for its terminal event (or cancel it), then send the message`,
       );
     }
+    let run: Run;
     try {
-      return await this.#deps.runs.create(credential, request, { sessionId: session.id, runId, history });
+      // Read after the claim: the previous run has released the session, so its turns are all in.
+      const history = await this.#deps.sessions.history(session.id);
+      run = await this.#deps.runs.create(credential, request, { sessionId: session.id, runId, history });
     } catch (error) {
       await this.#deps.sessions.releaseRun(session.id, runId);
       throw error;
     }
+    // A DELETE that landed between the claim and the run's creation could not cancel it yet.
+    if ((await this.get(credential.workspaceId, sessionId)).status === 'ended') {
+      await this.#deps.runs.cancel(credential.workspaceId, run.id);
+    }
+    return run;
   }
 
   async get(workspaceId: string, sessionId: string): Promise<Session> {
@@ -109,7 +127,11 @@ export class SessionService {
     return this.#deps.sessions.list(workspaceId, query);
   }
 
-  async replay(workspaceId: string, sessionId: string, last?: number): Promise<{ session: Session; messages: SessionMessage[] }> {
+  async replay(
+    workspaceId: string,
+    sessionId: string,
+    last?: number,
+  ): Promise<{ session: Session; messages: SessionMessage[] }> {
     const session = await this.get(workspaceId, sessionId);
     return { session, messages: await this.#deps.sessions.messages(session.id, last) };
   }
@@ -118,10 +140,13 @@ export class SessionService {
   async end(workspaceId: string, sessionId: string): Promise<Session> {
     const ended = await this.#deps.sessions.end(workspaceId, sessionId);
     if (!ended) throw new NotFoundError('Session not found');
-    if (ended.activeRunId) await this.#deps.runs.cancel(workspaceId, ended.activeRunId).catch(() => undefined);
+    if (ended.activeRunId)
+      await this.#deps.runs.cancel(workspaceId, ended.activeRunId).catch(() => undefined);
     return this.get(workspaceId, sessionId);
   }
 }
+
+const METADATA_MAX_ENTRIES = 16;
 
 function assertRunnable(request: RunRequest): void {
   const hasSystemMessage = (request.messages ?? []).some(

@@ -18,7 +18,10 @@ export function historyMessages(history: readonly SessionItem[]): ModelMessage[]
     if (item.role === 'tool_pair') {
       const { toolUseId, name, args, result, isError } = item.tool;
       messages.push(
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: toolUseId, toolName: name, input: args }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: toolUseId, toolName: name, input: args }],
+        },
         {
           role: 'tool',
           content: [
@@ -41,7 +44,11 @@ export function historyMessages(history: readonly SessionItem[]): ModelMessage[]
 }
 
 /** What a successful message run appends: its user turns, its retained tool results, and the reply. */
-export function sessionTurnItems(spec: RunSpec, retained: readonly RetainedToolPair[], finalText: string): SessionItem[] {
+export function sessionTurnItems(
+  spec: RunSpec,
+  retained: readonly RetainedToolPair[],
+  finalText: string,
+): SessionItem[] {
   const input = spec.messages ?? [{ role: 'user' as const, content: spec.prompt ?? '' }];
   const turns: SessionItem[] = input
     .filter((message) => message.role !== 'system')
@@ -50,13 +57,26 @@ export function sessionTurnItems(spec: RunSpec, retained: readonly RetainedToolP
       content: message.content,
       ...(message.attachments?.length && { attachments: message.attachments.map(attachmentMetadata) }),
     }));
-  return [...turns, ...retained.map((tool) => ({ role: 'tool_pair' as const, tool })), { role: 'assistant', content: finalText }];
+  return [
+    ...turns,
+    ...retained.map((tool) => ({ role: 'tool_pair' as const, tool })),
+    { role: 'assistant', content: finalText },
+  ];
 }
 
 /** A retained result is text only, cut to about 8 KB. */
 export function retainedText(text: string): string {
   if (Buffer.byteLength(text, 'utf8') <= RETAINED_RESULT_MAX_BYTES) return text;
-  return `${Buffer.from(text, 'utf8').subarray(0, RETAINED_RESULT_MAX_BYTES).toString('utf8')}…[truncated]`;
+  let bytes = 0;
+  let cut = 0;
+  // Cut on a character boundary: never half a multi-byte character.
+  for (const character of text) {
+    const size = Buffer.byteLength(character, 'utf8');
+    if (bytes + size > RETAINED_RESULT_MAX_BYTES) break;
+    bytes += size;
+    cut += character.length;
+  }
+  return `${text.slice(0, cut)}…[truncated]`;
 }
 
 export function attachmentMetadata(attachment: Attachment): AttachmentMetadata {

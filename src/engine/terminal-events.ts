@@ -62,7 +62,11 @@ export interface RunFailure {
   apiCode?: string;
 }
 
-export function errorEvent(failure: RunFailure, usage: UsageTriple, structuredOutput: StructuredOutputReport): TerminalEvent {
+export function errorEvent(
+  failure: RunFailure,
+  usage: UsageTriple,
+  structuredOutput: StructuredOutputReport,
+): TerminalEvent {
   const data: Record<string, unknown> = {
     error: failure.message,
     code: failure.errorClass ?? failure.code,

@@ -3,7 +3,6 @@ import type { TokenUsage } from '../domain/usage.ts';
 
 export type { TokenUsage };
 
-
 export function zeroUsage(): TokenUsage {
   return { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 };
 }

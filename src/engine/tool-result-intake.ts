@@ -6,7 +6,10 @@ import type { RunSignals } from './ports.ts';
 
 export class UnknownToolUseError extends DomainError {
   constructor(toolUseId: string) {
-    super('unknown_tool_use', `no pending local tool call '${toolUseId}' on this run (unknown, or already answered)`);
+    super(
+      'unknown_tool_use',
+      `no pending local tool call '${toolUseId}' on this run (unknown, or already answered)`,
+    );
   }
 }
 

@@ -11,7 +11,11 @@ type Output = ToolResultPart['output'];
  * breaks the tool's `outputSchema` is returned as a structured error the
  * model can act on.
  */
-export function clientResultOutput(tool: ClientTool | undefined, answer: ClientToolResult, validator: JsonSchemaValidator): Output {
+export function clientResultOutput(
+  tool: ClientTool | undefined,
+  answer: ClientToolResult,
+  validator: JsonSchemaValidator,
+): Output {
   if ('error' in answer) return { type: 'error-text', value: answer.error };
   if (tool?.outputSchema) {
     const violations = outputViolations(tool.outputSchema, answer.result, validator);

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { EventStore, RunEventBus } from '../engine/ports.ts';
+import type { EventStore, RateCounters, RunEventBus } from '../engine/ports.ts';
 import type { RunService } from '../engine/run-service.ts';
 import type { SessionService } from '../engine/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
@@ -22,6 +22,8 @@ export interface AppResources {
     /** Idle SSE connections get a comment line this often. */
     heartbeatMs: number;
   };
+  /** Rate-limit counters (memory when embedded, Redis in scale-out). */
+  rateCounters: RateCounters;
   /** Scale-out only: the Redis connection, for readiness. */
   redis?: { ping(): Promise<void> };
   /** Admin token that the in-process CLI uses when the operator set none. */

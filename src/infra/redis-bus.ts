@@ -1,7 +1,6 @@
 import type { PublishedEvent, RunEventBus, RunSignal, RunSignals } from '../engine/ports.ts';
 import type { RedisChannels } from './redis-channels.ts';
 
-
 /**
  * Live events across replicas. Each message is `{ seq, type, frame }`: the SSE
  * frame travels as built once by the writer. The log stays the source of

@@ -26,6 +26,11 @@ export class RedisChannels {
     this.#subscriber.on('error', () => {});
   }
 
+  /** The command connection, for stores that need a client (rate-limit counters). */
+  get client(): Redis {
+    return this.#publisher;
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     await this.#publisher.publish(channel, message);
   }

@@ -45,6 +45,8 @@ function openSqlite(path: string): Kysely<Database> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
+  // Keep the planner's statistics current (cheap: it only analyzes tables that need it).
+  connection.pragma('optimize = 0x10002');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
 }
 

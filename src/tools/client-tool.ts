@@ -18,7 +18,10 @@ export interface ClientTool {
   callExtras: Record<string, unknown>;
 }
 
-export const EMPTY_OBJECT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({ type: 'object', properties: {} });
+export const EMPTY_OBJECT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
+  type: 'object',
+  properties: {},
+});
 
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

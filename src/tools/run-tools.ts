@@ -26,7 +26,9 @@ export function resolveRunTools(refs: readonly ToolRef[]): RunTools {
     }
     for (const resolved of expand(ref)) {
       if (tools.has(resolved.name)) {
-        throw new InvalidRequestError(`tools.${index}: a tool named '${resolved.name}' is already declared; tool names must be unique`);
+        throw new InvalidRequestError(
+          `tools.${index}: a tool named '${resolved.name}' is already declared; tool names must be unique`,
+        );
       }
       tools.set(resolved.name, resolved);
     }

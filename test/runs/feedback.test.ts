@@ -29,7 +29,9 @@ describe('run feedback', () => {
   });
 
   it('contentSnapshot defaults to the run final text; the author is the calling API key', async () => {
-    const listing = await fixture.server.request('GET', `${fixture.ws}/reply-feedback`, { headers: fixture.headers });
+    const listing = await fixture.server.request('GET', `${fixture.ws}/reply-feedback`, {
+      headers: fixture.headers,
+    });
     assert.equal(listing.status, 200);
     const entry = listing.body.feedback.find((item: { agentRunId: string }) => item.agentRunId === runId);
     assert.equal(entry.contentSnapshot, 'The answer is 42.');
@@ -57,10 +59,14 @@ describe('run feedback', () => {
   it("a run of another workspace is not found through this workspace's credential", async () => {
     await fixture.server.admin('POST', '/workspaces', { slug: 'stranger' });
     const key = await fixture.server.admin('POST', '/workspaces/stranger/api-keys', {});
-    const response = await fixture.server.request('POST', `/api/v1/workspaces/stranger/agent-runs/${runId}/feedback`, {
-      body: { verdict: 'UP' },
-      headers: bearer(key.body.key),
-    });
+    const response = await fixture.server.request(
+      'POST',
+      `/api/v1/workspaces/stranger/agent-runs/${runId}/feedback`,
+      {
+        body: { verdict: 'UP' },
+        headers: bearer(key.body.key),
+      },
+    );
     assert.equal(response.status, 404);
   });
 });

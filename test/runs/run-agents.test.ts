@@ -25,14 +25,21 @@ describe('persisted agents (agentId) and credential allowlists', () => {
     });
     systemAgentId = system.body.id;
     await fixture.server.admin('POST', '/workspaces', { slug: 'elsewhere' });
-    const other = await fixture.server.admin('POST', '/workspaces/elsewhere/agents', { name: 'Other', systemPrompt: 'x' });
+    const other = await fixture.server.admin('POST', '/workspaces/elsewhere/agents', {
+      name: 'Other',
+      systemPrompt: 'x',
+    });
     otherAgentId = other.body.id;
   });
   after(() => fixture.close());
 
   it('the stored prompt wins over an inline one, and modelId is optional', async () => {
     fixture.fake.reset();
-    const { frames } = await fixture.runToEnd({ agentId, systemPrompt: 'IGNORED inline prompt', prompt: 'hi' });
+    const { frames } = await fixture.runToEnd({
+      agentId,
+      systemPrompt: 'IGNORED inline prompt',
+      prompt: 'hi',
+    });
     assert.equal(types(frames).at(-1), 'result');
     const sent = fixture.fake.requests[0]?.body as { messages: Array<{ role: string; content: unknown }> };
     const system = sent.messages.find((message) => message.role === 'system');

@@ -31,7 +31,8 @@ describe('cancellation', () => {
     assert.ok(frames.length < 100, 'the reply stopped early');
     await fixture.fake.waitForRequests(1);
     const deadline = Date.now() + 2000;
-    while (!fixture.fake.requests[0]?.closedByClient && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!fixture.fake.requests[0]?.closedByClient && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     assert.equal(fixture.fake.requests[0]?.closedByClient, true, 'the in-flight provider call was aborted');
     const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${created.body.runId}`, {
       headers: fixture.headers,
@@ -62,9 +63,13 @@ describe('cancellation of a queued run', () => {
       const busy = await fixture.createRun({ systemPrompt: 's', prompt: 'occupy the only worker slot' });
       await fixture.fake.waitForRequests(1);
       const queued = await fixture.createRun({ systemPrompt: 's', prompt: 'wait in the queue' });
-      const cancelled = await fixture.server.request('POST', `${fixture.ws}/agent-runs/${queued.body.runId}/cancel`, {
-        headers: fixture.headers,
-      });
+      const cancelled = await fixture.server.request(
+        'POST',
+        `${fixture.ws}/agent-runs/${queued.body.runId}/cancel`,
+        {
+          headers: fixture.headers,
+        },
+      );
       assert.equal(cancelled.body.status, 'cancelling');
       const frames = await readAll(fixture.streamUrl(queued.body.runId), fixture.headers);
       assert.deepEqual(types(frames), ['cancelled']);

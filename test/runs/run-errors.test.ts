@@ -66,7 +66,11 @@ describe('provider failures: classification, retries, truncation', () => {
 
   it('a context-window rejection is errorClass context_window', async () => {
     fixture.fake.reset();
-    fixture.fake.enqueue({ type: 'http-error', status: 400, message: 'prompt is too long: 250000 tokens > 200000 maximum' });
+    fixture.fake.enqueue({
+      type: 'http-error',
+      status: 400,
+      message: 'prompt is too long: 250000 tokens > 200000 maximum',
+    });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
     assert.equal(frames.at(-1)?.data.data.errorClass, 'context_window');
     assert.equal(frames.at(-1)?.data.data.apiStatus, 400);
@@ -109,7 +113,11 @@ describe('provider failures: classification, retries, truncation', () => {
     assert.ok((terminal?.data.partialText as string).startsWith('partial'), terminal?.data.partialText);
     assert.equal(fixture.fake.requests.length, 1);
     const message = frames.find((frame) => frame.data.type === 'assistant_message');
-    assert.equal(message?.data.data.text, terminal?.data.partialText, 'the last assistant_message carries the partial text');
+    assert.equal(
+      message?.data.data.text,
+      terminal?.data.partialText,
+      'the last assistant_message carries the partial text',
+    );
   });
 
   it('a refusal is reported with the canonical finishReason refusal', async () => {

@@ -21,7 +21,13 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
   it('streams deltas, one assistant_message and exactly one terminal result, with seq strictly increasing', async () => {
     fixture.fake.enqueue({ text: ['Hel', 'lo ', 'there'], usage: { inputTokens: 12, outputTokens: 3 } });
     const { frames } = await fixture.runToEnd({ systemPrompt: 'Be brief.', prompt: 'hello' });
-    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_delta', 'assistant_message', 'result']);
+    assert.deepEqual(types(frames), [
+      'assistant_delta',
+      'assistant_delta',
+      'assistant_delta',
+      'assistant_message',
+      'result',
+    ]);
     assert.deepEqual(
       frames.map((frame) => frame.data.seq),
       [1, 2, 3, 4, 5],
@@ -32,9 +38,18 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
     const result = frames[4]?.data.data;
     assert.equal(result?.subtype, 'success');
     assert.equal(result?.text, 'Hello there');
-    assert.deepEqual(result?.tokens, { inputTokens: 12, cachedTokens: 0, reasoningTokens: 0, outputTokens: 3 });
+    assert.deepEqual(result?.tokens, {
+      inputTokens: 12,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      outputTokens: 3,
+    });
     assert.equal(result?.turns, 1);
-    assert.deepEqual(result?.model, { id: 'fakeopenai/fake-model', provider: 'fakeopenai', vendorModelId: 'fake-model' });
+    assert.deepEqual(result?.model, {
+      id: 'fakeopenai/fake-model',
+      provider: 'fakeopenai',
+      vendorModelId: 'fake-model',
+    });
     assert.deepEqual(result?.structuredOutput, {
       schemaRequested: false,
       schemaEnforced: false,
@@ -55,8 +70,15 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
 
   it('the snapshot has status, finalText, spec, metadata and the cost triple once terminal', async () => {
     fixture.fake.enqueue({ text: ['done'], usage: { inputTokens: 5, outputTokens: 1, cachedTokens: 2 } });
-    const { runId } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', metadata: { ticket: 'T-1' }, name: 'demo' });
-    const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers });
+    const { runId } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      metadata: { ticket: 'T-1' },
+      name: 'demo',
+    });
+    const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, {
+      headers: fixture.headers,
+    });
     assert.equal(snapshot.status, 200);
     assert.equal(snapshot.body.runId, runId);
     assert.equal(snapshot.body.status, 'succeeded');
@@ -65,7 +87,12 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
     assert.deepEqual(snapshot.body.metadata, { ticket: 'T-1' });
     assert.equal(snapshot.body.spec.name, 'demo');
     assert.equal(snapshot.body.spec.prompt, 'p');
-    assert.deepEqual(snapshot.body.tokens, { inputTokens: 5, cachedTokens: 2, reasoningTokens: 0, outputTokens: 1 });
+    assert.deepEqual(snapshot.body.tokens, {
+      inputTokens: 5,
+      cachedTokens: 2,
+      reasoningTokens: 0,
+      outputTokens: 1,
+    });
     assert.equal(snapshot.body.turns, 1);
     assert.equal(snapshot.body.model.vendorModelId, 'fake-model');
   });
@@ -85,7 +112,9 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
 
   it('an unknown run is 404 not_found on every run route', async () => {
     for (const path of ['/agent-runs/run_nope', '/agent-runs/run_nope/stream']) {
-      const response = await fixture.server.request('GET', `${fixture.ws}${path}`, { headers: fixture.headers });
+      const response = await fixture.server.request('GET', `${fixture.ws}${path}`, {
+        headers: fixture.headers,
+      });
       assert.equal(response.status, 404, path);
       assert.equal(response.body.error, 'not_found');
     }

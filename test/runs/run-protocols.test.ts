@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 
-const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAMAAWgmWQ0AAAAASUVORK5CYII=';
+const PNG_1x1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAMAAWgmWQ0AAAAASUVORK5CYII=';
 
 type AnthropicBody = {
   system?: Array<{ type: string; text: string }> | string;
@@ -36,14 +37,22 @@ describe('Anthropic Messages protocol through a run', () => {
       body.messages.map((message) => message.role),
       ['user', 'assistant', 'user'],
     );
-    assert.equal(fixture.fake.requests.at(-1)?.headers['x-api-key'], 'sk-fake-provider-key', "the provider row's key is used");
+    assert.equal(
+      fixture.fake.requests.at(-1)?.headers['x-api-key'],
+      'sk-fake-provider-key',
+      "the provider row's key is used",
+    );
   });
 
   it('only the last user turn carries its attachments, as native file parts (inline bytes and URLs)', async () => {
     await fixture.runToEnd({
       systemPrompt: 's',
       messages: [
-        { role: 'user', content: 'old', attachments: [{ type: 'input_file', mimeType: 'image/png', filename: 'old.png', data: PNG_1x1 }] },
+        {
+          role: 'user',
+          content: 'old',
+          attachments: [{ type: 'input_file', mimeType: 'image/png', filename: 'old.png', data: PNG_1x1 }],
+        },
         { role: 'assistant', content: 'seen' },
         {
           role: 'user',
@@ -56,13 +65,24 @@ describe('Anthropic Messages protocol through a run', () => {
       ],
     });
     const [first, , last] = lastBody().messages;
-    assert.equal(typeof first?.content === 'string' ? 'text' : first?.content.some((part) => part.type !== 'text') ? 'files' : 'text', 'text');
+    assert.equal(
+      typeof first?.content === 'string'
+        ? 'text'
+        : first?.content.some((part) => part.type !== 'text')
+          ? 'files'
+          : 'text',
+      'text',
+    );
     const parts = last?.content as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
     const image = parts.find((part) => part.type === 'image');
     assert.equal(image?.source?.type, 'base64');
     assert.equal(image?.source?.data, PNG_1x1);
     const document = parts.find((part) => part.type === 'document');
-    assert.deepEqual(document?.source, { type: 'url', url: 'https://127.0.0.1:9/report.pdf' }, 'the provider fetches the URL itself');
+    assert.deepEqual(
+      document?.source,
+      { type: 'url', url: 'https://127.0.0.1:9/report.pdf' },
+      'the provider fetches the URL itself',
+    );
   });
 
   it('reasoningLevel maps onto the thinking budget; thoughts stream as thinking_delta; the label is reported', async () => {
@@ -70,7 +90,9 @@ describe('Anthropic Messages protocol through a run', () => {
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 'medium' });
     assert.equal(lastBody().thinking?.type, 'enabled');
     assert.ok((lastBody().thinking?.budget_tokens ?? 0) >= 1024);
-    const thinking = frames.filter((frame) => frame.data.type === 'thinking_delta').map((frame) => frame.data.data.text);
+    const thinking = frames
+      .filter((frame) => frame.data.type === 'thinking_delta')
+      .map((frame) => frame.data.data.text);
     assert.equal(thinking.join(''), 'Let me think.');
     assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, 'medium');
   });
@@ -97,11 +119,18 @@ describe('Anthropic Messages protocol through a run', () => {
     const omitted = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
     assert.equal(lastBody().thinking, undefined);
     assert.ok(!types(omitted.frames).includes('thinking_delta'));
-    assert.equal(omitted.frames.at(-1)?.data.data.model.reasoningEffort, undefined, 'omitted when none was requested');
+    assert.equal(
+      omitted.frames.at(-1)?.data.data.model.reasoningEffort,
+      undefined,
+      'omitted when none was requested',
+    );
   });
 
   it('usage: cached and reasoning tokens are reported in their buckets', async () => {
-    fixture.fake.enqueue({ text: ['x'], usage: { inputTokens: 100, cachedTokens: 60, outputTokens: 20, reasoningTokens: 5 } });
+    fixture.fake.enqueue({
+      text: ['x'],
+      usage: { inputTokens: 100, cachedTokens: 60, outputTokens: 20, reasoningTokens: 5 },
+    });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
     assert.deepEqual(frames.at(-1)?.data.data.tokens, {
       inputTokens: 100,
@@ -122,7 +151,11 @@ describe('OpenAI-compatible Chat Completions protocol through a run', () => {
   it('reasoningLevel becomes reasoning_effort, and reasoning_content streams as thinking_delta', async () => {
     fixture.fake.enqueue({ thinking: ['pondering'], text: ['done'] });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 90 });
-    const body = fixture.fake.requests.at(-1)?.body as { reasoning_effort?: string; model: string; stream: boolean };
+    const body = fixture.fake.requests.at(-1)?.body as {
+      reasoning_effort?: string;
+      model: string;
+      stream: boolean;
+    };
     assert.equal(body.reasoning_effort, 'high');
     assert.equal(body.model, 'fake-model');
     assert.equal(body.stream, true);
@@ -135,7 +168,9 @@ describe('OpenAI-compatible Chat Completions protocol through a run', () => {
 
   it('the system prompt is sent as the first system message', async () => {
     await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
-    const body = fixture.fake.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    const body = fixture.fake.requests.at(-1)?.body as {
+      messages: Array<{ role: string; content: unknown }>;
+    };
     assert.deepEqual(body.messages[0], { role: 'system', content: 'You are terse.' });
     assert.deepEqual(body.messages.at(-1), { role: 'user', content: 'hi' });
   });
@@ -152,7 +187,10 @@ describe('the built-in mock provider', () => {
         body: { systemPrompt: 's', prompt: 'hello there' },
         headers: bearer(ws.key),
       });
-      const frames = await readAll(`${server.baseUrl}${ws.ws}/agent-runs/${created.body.runId}/stream`, bearer(ws.key));
+      const frames = await readAll(
+        `${server.baseUrl}${ws.ws}/agent-runs/${created.body.runId}/stream`,
+        bearer(ws.key),
+      );
       const result = frames.at(-1)?.data.data;
       assert.equal(frames.at(-1)?.data.type, 'result');
       assert.equal(result?.text, 'You said: hello there');
@@ -161,7 +199,10 @@ describe('the built-in mock provider', () => {
         body: { systemPrompt: 's', prompt: 'hello there' },
         headers: bearer(ws.key),
       });
-      const second = await readAll(`${server.baseUrl}${ws.ws}/agent-runs/${again.body.runId}/stream`, bearer(ws.key));
+      const second = await readAll(
+        `${server.baseUrl}${ws.ws}/agent-runs/${again.body.runId}/stream`,
+        bearer(ws.key),
+      );
       assert.deepEqual(
         second.map((frame) => frame.data.type),
         frames.map((frame) => frame.data.type),

@@ -46,9 +46,13 @@ describe('the run event stream: replay, reconnect, late and concurrent subscribe
 
   it('a malformed lastSeq or Last-Event-ID is 400 invalid_request', async () => {
     const { runId } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
-    const badQuery = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}/stream?lastSeq=-1`, {
-      headers: fixture.headers,
-    });
+    const badQuery = await fixture.server.request(
+      'GET',
+      `${fixture.ws}/agent-runs/${runId}/stream?lastSeq=-1`,
+      {
+        headers: fixture.headers,
+      },
+    );
     assert.equal(badQuery.status, 400);
     assert.equal(badQuery.body.error, 'invalid_request');
     const badHeader = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}/stream`, {

@@ -157,6 +157,31 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     assert.ok(frames.length < 100);
   });
 
+  it('rate-limit counters live in Redis: two API replicas share one window', async () => {
+    const adminHeaders = { authorization: `Bearer ${cluster.adminToken}` };
+    const createdWs = await fetch(`${api(0)}/admin/v1/workspaces`, {
+      method: 'POST',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'tight', rateLimits: { runStart: 2 } }),
+    });
+    assert.equal(createdWs.status, 201);
+    const keyResponse = await fetch(`${api(0)}/admin/v1/workspaces/tight/api-keys`, {
+      method: 'POST',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { key } = (await keyResponse.json()) as { key: string };
+    const tightHeaders = { authorization: `Bearer ${key}` };
+    const path = '/api/v1/workspaces/tight/agent-runs';
+    const body = { systemPrompt: 's', prompt: 'hi', modelId: 'nope/none' };
+    const statuses = [];
+    for (const base of [api(0), api(1), api(1)]) {
+      statuses.push((await call(base, 'POST', path, body, tightHeaders)).status);
+    }
+    // The first two are counted (and refused for the unknown model); the third hits the shared limit.
+    assert.deepEqual(statuses, [400, 400, 429]);
+  });
+
   it('SIGTERM on a worker hands its in-flight run over; the run completes on the other worker', async () => {
     fake.reset();
     const words = Array.from({ length: 30 }, (_, index) => `t${index} `);

@@ -136,14 +136,27 @@ for (const engine of ENGINES) {
         spec: { systemPrompt: 's' },
         metadata: { a: 'b' },
       });
-      const event = (seq: number, type: string, data: unknown) => ({ seq, type, dataJson: JSON.stringify(data) });
+      const event = (seq: number, type: string, data: unknown) => ({
+        seq,
+        type,
+        dataJson: JSON.stringify(data),
+      });
       await repos.runEvents.append([
-        { runId: run.id, events: [event(1, 'assistant_delta', { text: 'he' }), event(2, 'assistant_delta', { text: 'llo' })] },
+        {
+          runId: run.id,
+          events: [event(1, 'assistant_delta', { text: 'he' }), event(2, 'assistant_delta', { text: 'llo' })],
+        },
       ]);
       assert.equal(await repos.runEvents.lastSeq(run.id), 2);
       await assert.rejects(
         repos.runEvents.append([
-          { runId: run.id, events: [event(3, 'assistant_delta', { text: 'x' }), event(2, 'assistant_delta', { text: 'dup' })] },
+          {
+            runId: run.id,
+            events: [
+              event(3, 'assistant_delta', { text: 'x' }),
+              event(2, 'assistant_delta', { text: 'dup' }),
+            ],
+          },
         ]),
       );
       assert.deepEqual(
@@ -160,7 +173,9 @@ for (const engine of ENGINES) {
         turns: 1,
         model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
       };
-      await repos.runEvents.append([{ runId: run.id, events: [event(3, 'result', { text: 'hello' })], outcome }]);
+      await repos.runEvents.append([
+        { runId: run.id, events: [event(3, 'result', { text: 'hello' })], outcome },
+      ]);
       const [last] = await repos.runEvents.readAfter(run.id, 2);
       assert.deepEqual(last, { seq: 3, type: 'result', dataJson: '{"text":"hello"}' });
       const stored = await repos.runs.findById(ws.id, run.id);

@@ -2,7 +2,13 @@ import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
 import type { FakeProviderServer, ScriptedReply } from '../fakes/scripted-reply.ts';
 import { readAll, type SseFrame } from './sse-client.ts';
-import { bearer, createWorkspaceWithKey, startTestServer, type TestServer, type TestServerOptions } from './test-server.ts';
+import {
+  bearer,
+  createWorkspaceWithKey,
+  startTestServer,
+  type TestServer,
+  type TestServerOptions,
+} from './test-server.ts';
 
 export type FakeApi = 'openai-chat' | 'anthropic-messages';
 
@@ -14,7 +20,10 @@ export interface RunFixture {
   key: string;
   headers: Record<string, string>;
   /** POST {ws}/agent-runs; returns the response. */
-  createRun(body: Record<string, unknown>, headers?: Record<string, string>): ReturnType<TestServer['request']>;
+  createRun(
+    body: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): ReturnType<TestServer['request']>;
   /** Creates a run that must be accepted, reads its stream to the end, and returns the frames. */
   runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }>;
   streamUrl(runId: string, query?: string): string;
@@ -29,12 +38,18 @@ export async function startRunFixture(
   api: FakeApi = 'openai-chat',
   options: TestServerOptions & { script?: ScriptedReply[] } = {},
 ): Promise<RunFixture> {
-  const fake = api === 'openai-chat' ? await startFakeOpenAIChat(options.script) : await startFakeAnthropic(options.script);
+  const fake =
+    api === 'openai-chat'
+      ? await startFakeOpenAIChat(options.script)
+      : await startFakeAnthropic(options.script);
   const server = await startTestServer({
     ...options,
     engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, ...options.engine },
   });
-  const { slug, key, ws } = await createWorkspaceWithKey(server, 'acme');
+  // Suites create many runs quickly; the rate-limit suite checks the spec's default maxima itself.
+  const { slug, key, ws } = await createWorkspaceWithKey(server, 'acme', {
+    rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
+  });
   const provider = await server.admin('POST', `/workspaces/${slug}/providers`, {
     provider: api === 'openai-chat' ? 'fakeopenai' : 'anthropic',
     api,
@@ -43,9 +58,11 @@ export async function startRunFixture(
     models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
     isDefault: true,
   });
-  if (provider.status !== 201) throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
+  if (provider.status !== 201)
+    throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
   const headers = bearer(key);
-  const streamUrl = (runId: string, query = '') => `${server.baseUrl}${ws}/agent-runs/${runId}/stream${query}`;
+  const streamUrl = (runId: string, query = '') =>
+    `${server.baseUrl}${ws}/agent-runs/${runId}/stream${query}`;
   const createRun: RunFixture['createRun'] = (body, extra = {}) =>
     server.request('POST', `${ws}/agent-runs`, { body, headers: { ...headers, ...extra } });
   return {

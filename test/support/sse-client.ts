@@ -19,7 +19,10 @@ export interface SseStream {
 /** Opens a run's SSE stream like a client: fetch, then parse frames from the body as they arrive. */
 export async function openSse(url: string, headers: Record<string, string>): Promise<SseStream> {
   const controller = new AbortController();
-  const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const response = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   const comments: string[] = [];
   async function* frames(): AsyncGenerator<SseFrame> {
     if (!response.body) return;
@@ -41,7 +44,13 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       if (!controller.signal.aborted) throw error;
     }
   }
-  return { status: response.status, headers: response.headers, frames: frames(), comments, close: () => controller.abort() };
+  return {
+    status: response.status,
+    headers: response.headers,
+    frames: frames(),
+    comments,
+    close: () => controller.abort(),
+  };
 }
 
 function parseBlock(block: string, comments: string[]): SseFrame | undefined {

@@ -56,18 +56,19 @@ export const sessionListQuerySchema = z.object({
   metadata: z.preprocess(
     toList,
     z.array(
-      z
-        .string()
-        .transform((entry, context) => {
-          const separator = entry.indexOf(':');
-          const key = entry.slice(0, separator);
-          const value = entry.slice(separator + 1);
-          if (separator < 1 || !METADATA_KEY.test(key) || value.length > 256) {
-            context.addIssue({ code: 'custom', message: `'${entry}' is not key:value (key ^[A-Za-z0-9._-]{1,64}$)` });
-            return z.NEVER;
-          }
-          return { key, value };
-        }),
+      z.string().transform((entry, context) => {
+        const separator = entry.indexOf(':');
+        const key = entry.slice(0, separator);
+        const value = entry.slice(separator + 1);
+        if (separator < 1 || !METADATA_KEY.test(key) || value.length > 256) {
+          context.addIssue({
+            code: 'custom',
+            message: `'${entry}' is not key:value (key ^[A-Za-z0-9._-]{1,64}$)`,
+          });
+          return z.NEVER;
+        }
+        return { key, value };
+      }),
     ),
   ),
   status: z.enum(['active', 'ended'], { error: 'must be active or ended' }).optional(),

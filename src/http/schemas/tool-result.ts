@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { attachmentMimeSchema, base64DataSchema, decodedBase64Size, INLINE_ATTACHMENT_BYTES_MAX } from './agent-spec.ts';
+import {
+  attachmentMimeSchema,
+  base64DataSchema,
+  decodedBase64Size,
+  INLINE_ATTACHMENT_BYTES_MAX,
+} from './agent-spec.ts';
 
 const RESULT_MAX_BYTES = 2 * 1024 * 1024;
 const ERROR_MAX_BYTES = 8 * 1024;
@@ -48,7 +53,11 @@ export const toolResultSchema = z
       const checked = fileSchema.safeParse(file);
       if (!checked.success) {
         for (const issue of checked.error.issues) {
-          context.addIssue({ code: 'custom', path: ['files', index, ...issue.path.map(String)], message: issue.message });
+          context.addIssue({
+            code: 'custom',
+            path: ['files', index, ...issue.path.map(String)],
+            message: issue.message,
+          });
         }
         return z.NEVER;
       }

@@ -84,13 +84,19 @@ export class RunEventStream {
         if (this.#ended || page.length < REPLAY_PAGE) break;
       }
       while (!this.#ended) {
-        const buffered = this.#live.filter((event) => event.seq > this.#lastSent).sort((a, b) => a.seq - b.seq);
+        const buffered = this.#live
+          .filter((event) => event.seq > this.#lastSent)
+          .sort((a, b) => a.seq - b.seq);
         this.#live = [];
         const next = buffered[0];
         if (!next) break;
         if (next.seq !== this.#lastSent + 1) {
           // Still a gap: the missing events are durable by now, so the log has them.
-          const page = await this.#options.store.readAfter(this.#runId, this.#lastSent, next.seq - this.#lastSent - 1);
+          const page = await this.#options.store.readAfter(
+            this.#runId,
+            this.#lastSent,
+            next.seq - this.#lastSent - 1,
+          );
           for (const event of page) this.#sendStored(event);
         }
         for (const event of buffered) {

@@ -60,7 +60,11 @@ export const sessions: Migration = {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('session_messages_pk', ['session_id', 'position'])
       .execute();
-    await db.schema.createIndex('session_messages_seq').on('session_messages').columns(['session_id', 'seq']).execute();
+    await db.schema
+      .createIndex('session_messages_seq')
+      .on('session_messages')
+      .columns(['session_id', 'seq'])
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     for (const table of ['session_messages', 'session_metadata', 'sessions']) {

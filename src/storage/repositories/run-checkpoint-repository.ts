@@ -21,7 +21,9 @@ export class RunCheckpointRepository {
     await this.#db
       .insertInto('run_checkpoints')
       .values({ run_id: runId, seq, state: text, updated_at: updatedAt })
-      .onConflict((conflict) => conflict.column('run_id').doUpdateSet({ seq, state: text, updated_at: updatedAt }))
+      .onConflict((conflict) =>
+        conflict.column('run_id').doUpdateSet({ seq, state: text, updated_at: updatedAt }),
+      )
       .execute();
   }
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
 import type {
   AttachmentMetadata,
@@ -9,7 +9,7 @@ import type {
   SessionSpec,
   SessionStatus,
 } from '../../domain/session.ts';
-import { sessionSummary } from '../../domain/session-summary.ts';
+import { extendSessionSummary } from '../../domain/session-summary.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, SessionsTable } from '../schema.ts';
 
@@ -54,7 +54,14 @@ export class SessionRepository {
       if (entries.length > 0) {
         await trx
           .insertInto('session_metadata')
-          .values(entries.map(([key, value]) => ({ session_id: row.id, workspace_id: input.workspaceId, key, value })))
+          .values(
+            entries.map(([key, value]) => ({
+              session_id: row.id,
+              workspace_id: input.workspaceId,
+              key,
+              value,
+            })),
+          )
           .execute();
       }
     });
@@ -76,15 +83,15 @@ export class SessionRepository {
     let filtered = this.#db.selectFrom('sessions').where('sessions.workspace_id', '=', workspaceId);
     if (query.status) filtered = filtered.where('sessions.status', '=', query.status);
     for (const { key, value } of query.metadata) {
-      filtered = filtered.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('session_metadata')
-            .select(sql.lit(1).as('one'))
-            .where('session_metadata.workspace_id', '=', workspaceId)
-            .where('session_metadata.key', '=', key)
-            .where('session_metadata.value', '=', value)
-            .whereRef('session_metadata.session_id', '=', 'sessions.id'),
-        ),
+      // `id IN (indexed lookup)` lets the planner start from the few matching sessions
+      // instead of probing every session of the workspace (a correlated EXISTS does that).
+      filtered = filtered.where('sessions.id', 'in', (eb) =>
+        eb
+          .selectFrom('session_metadata')
+          .select('session_metadata.session_id')
+          .where('session_metadata.workspace_id', '=', workspaceId)
+          .where('session_metadata.key', '=', key)
+          .where('session_metadata.value', '=', value),
       );
     }
     const [{ total }, rows] = await Promise.all([
@@ -118,10 +125,16 @@ export class SessionRepository {
 
   /** Ends the session; returns the run that was in flight, if any. */
   async end(workspaceId: string, id: string): Promise<{ activeRunId: string | null } | undefined> {
+    const result = await this.#db
+      .updateTable('sessions')
+      .set({ status: 'ended' })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+    // Read after the update: a claim either happened before it (and is seen here) or fails (ended).
     const session = await this.findById(workspaceId, id);
-    if (!session) return undefined;
-    await this.#db.updateTable('sessions').set({ status: 'ended' }).where('id', '=', id).execute();
-    return { activeRunId: session.activeRunId };
+    return { activeRunId: session?.activeRunId ?? null };
   }
 
   /** The whole conversation in order, retained tool pairs included: what a message run replays. */
@@ -133,7 +146,8 @@ export class SessionRepository {
       .orderBy('position')
       .execute();
     return rows.map((row): SessionItem => {
-      if (row.role === 'tool_pair') return { role: 'tool_pair', tool: fromJson<RetainedToolPair>(row.tool ?? '{}') };
+      if (row.role === 'tool_pair')
+        return { role: 'tool_pair', tool: fromJson<RetainedToolPair>(row.tool ?? '{}') };
       return {
         role: row.role as 'user' | 'assistant' | 'system',
         content: row.content,
@@ -201,10 +215,10 @@ export async function appendSessionTurn(
     };
   });
   if (rows.length > 0) await db.insertInto('session_messages').values(rows).execute();
-  const summary =
-    session.summary !== ''
-      ? session.summary
-      : sessionSummary(items.filter((item) => item.role !== 'tool_pair') as Array<{ role: string; content: string }>);
+  const summary = extendSessionSummary(
+    session.summary,
+    items.filter((item) => item.role !== 'tool_pair') as Array<{ role: string; content: string }>,
+  );
   await db
     .updateTable('sessions')
     .set({ message_count: seq, summary, last_interaction_at: createdAt, active_run_id: null })
@@ -213,7 +227,11 @@ export async function appendSessionTurn(
     .execute();
 }
 
-export async function releaseSessionRun(db: Kysely<Database>, sessionId: string, runId: string): Promise<void> {
+export async function releaseSessionRun(
+  db: Kysely<Database>,
+  sessionId: string,
+  runId: string,
+): Promise<void> {
   await db
     .updateTable('sessions')
     .set({ active_run_id: null })

@@ -36,13 +36,20 @@ export function a2aLocalTool(ref: A2aLocalToolRef): ClientTool {
 
 export function describeAgentCard(card: Record<string, unknown>): string {
   const name = typeof card.name === 'string' ? card.name : 'remote agent';
-  const lines = [typeof card.description === 'string' && card.description !== '' ? `${name}: ${card.description}` : name];
-  const skills = Array.isArray(card.skills) ? card.skills.filter(isJsonObject).slice(0, SKILLS_IN_DESCRIPTION) : [];
+  const lines = [
+    typeof card.description === 'string' && card.description !== '' ? `${name}: ${card.description}` : name,
+  ];
+  const skills = Array.isArray(card.skills)
+    ? card.skills.filter(isJsonObject).slice(0, SKILLS_IN_DESCRIPTION)
+    : [];
   if (skills.length > 0) {
     lines.push('', 'Skills:');
     for (const skill of skills) {
-      const skillName = typeof skill.name === 'string' ? skill.name : typeof skill.id === 'string' ? skill.id : 'skill';
-      lines.push(typeof skill.description === 'string' ? `- ${skillName}: ${skill.description}` : `- ${skillName}`);
+      const skillName =
+        typeof skill.name === 'string' ? skill.name : typeof skill.id === 'string' ? skill.id : 'skill';
+      lines.push(
+        typeof skill.description === 'string' ? `- ${skillName}: ${skill.description}` : `- ${skillName}`,
+      );
     }
   }
   lines.push('', 'Send the full task as a single message.');

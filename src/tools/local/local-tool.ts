@@ -21,7 +21,8 @@ export interface LocalToolRef {
  * description hint and results are validated host-side.
  */
 export function localTool(ref: LocalToolRef): ClientTool {
-  const outputSchema = isJsonObject(ref.outputSchema) && ref.outputSchema.type === 'object' ? ref.outputSchema : undefined;
+  const outputSchema =
+    isJsonObject(ref.outputSchema) && ref.outputSchema.type === 'object' ? ref.outputSchema : undefined;
   const hints = [
     ref.longRunning ? LONG_RUNNING_HINT : undefined,
     outputSchema ? `It returns JSON matching this schema: ${JSON.stringify(outputSchema)}` : undefined,

@@ -4,7 +4,12 @@ export interface McpLocalToolRef {
   kind: 'mcp_local';
   name: string;
   serverInfo?: Record<string, unknown>;
-  tools: Array<{ name: string; description?: string; inputSchema?: unknown; annotations?: unknown } & Record<string, unknown>>;
+  tools: Array<
+    { name: string; description?: string; inputSchema?: unknown; annotations?: unknown } & Record<
+      string,
+      unknown
+    >
+  >;
 }
 
 /**

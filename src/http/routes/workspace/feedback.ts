@@ -26,7 +26,8 @@ export function feedbackRoutes(app: FastifyInstance, { repos }: AppResources): v
     const body = parseInput(feedbackSchema, request.body);
     const principal = principalOf(request);
     const run = await repos.runs.findById(principal.workspace.id, request.params.runId);
-    if (!run) return reply.status(404).send({ error: 'Run not found', code: 'not_found', message: 'Run not found' });
+    if (!run)
+      return reply.status(404).send({ error: 'Run not found', code: 'not_found', message: 'Run not found' });
     const { feedback, created } = await repos.feedback.upsert({
       workspaceId: principal.workspace.id,
       runId: run.id,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { rateLimit } from '../../plugins/rate-limit.ts';
 import { workspaceAuth } from '../../plugins/workspace-auth.ts';
 import type { AppResources } from '../../resources.ts';
 import { feedbackRoutes } from './feedback.ts';
@@ -12,5 +13,7 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
   app.decorateRequest('principal', null);
   // onRequest: a request without a valid credential is refused before its body is read.
   app.addHook('onRequest', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
-  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes]) register(app, options.resources);
+  app.addHook('preHandler', rateLimit({ counters: options.resources.rateCounters }));
+  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes])
+    register(app, options.resources);
 }

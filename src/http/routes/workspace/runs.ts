@@ -14,11 +14,7 @@ import { RunEventStream } from '../../sse/run-event-stream.ts';
 type RunParams = { workspaceSlug: string; runId: string };
 
 const streamQuerySchema = z.object({
-  lastSeq: z
-    .string()
-    .regex(/^\d+$/, 'must be a non-negative integer')
-    .transform(Number)
-    .optional(),
+  lastSeq: z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).optional(),
 });
 
 /** Run creation, snapshot, the SSE stream and cancellation. */
@@ -54,16 +50,20 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     await stream.start();
   });
 
-  app.post<{ Params: RunParams }>('/agent-runs/:runId/tool-results', { bodyLimit: TOOL_RESULT_BODY_LIMIT }, async (request) => {
-    const { toolUseId, answer } = parseInput(toolResultSchema, request.body);
-    const outcome = await engine.runs.submitToolResult(
-      principalOf(request).workspace.id,
-      request.params.runId,
-      toolUseId,
-      answer,
-    );
-    return { toolUseId, accepted: true, ...(outcome === 'ignored_after_cancel' && { ignored: true }) };
-  });
+  app.post<{ Params: RunParams }>(
+    '/agent-runs/:runId/tool-results',
+    { bodyLimit: TOOL_RESULT_BODY_LIMIT },
+    async (request) => {
+      const { toolUseId, answer } = parseInput(toolResultSchema, request.body);
+      const outcome = await engine.runs.submitToolResult(
+        principalOf(request).workspace.id,
+        request.params.runId,
+        toolUseId,
+        answer,
+      );
+      return { toolUseId, accepted: true, ...(outcome === 'ignored_after_cancel' && { ignored: true }) };
+    },
+  );
 
   app.post<{ Params: RunParams }>('/agent-runs/:runId/cancel', async (request) => {
     const run = await engine.runs.cancel(principalOf(request).workspace.id, request.params.runId);

@@ -29,7 +29,12 @@ function listEntry(session: Session) {
 function replayFrame(message: SessionMessage) {
   switch (message.role) {
     case 'user':
-      return { seq: message.seq, type: 'user_message', text: message.content, ...(message.attachments && { attachments: message.attachments }) };
+      return {
+        seq: message.seq,
+        type: 'user_message',
+        text: message.content,
+        ...(message.attachments && { attachments: message.attachments }),
+      };
     case 'assistant':
       return { seq: message.seq, type: 'assistant_message', text: message.content };
     default:
@@ -84,7 +89,9 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       const message = parseInput(sessionMessageSchema, request.body) as SessionMessageRequest;
       const principal = principalOf(request);
       const run = await engine.sessions.message(runCredential(principal), request.params.sessionId, message);
-      return reply.status(202).send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
+      return reply
+        .status(202)
+        .send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
     },
   );
 

@@ -1,0 +1,139 @@
+import type { BenchChild } from './children.ts';
+import { directRun, serviceRun, type RunSample, type ServiceTarget } from './clients.ts';
+import type { ChildUsage } from './ipc.ts';
+import { runLoad } from './load.ts';
+import { cpuCount, machineBusyMs } from './machine.ts';
+import type { Window } from './profile-summary.ts';
+import type { LevelResult, ModeResult } from './report.ts';
+import { cpuMs } from './setup.ts';
+import { summarize } from './stats.ts';
+
+export type Side = 'direct' | 'service';
+
+export interface Phase {
+  mode: ModeResult;
+  samples: RunSample[];
+  /** Service side only: its CPU over the phase, its memory at the end, the phase in its profile clock. */
+  serverCpu?: { user: number; system: number };
+  serverUsage?: ChildUsage;
+  window?: Window;
+}
+
+/** Runs both sides against one fake provider and counts what the service was asked to do. */
+export class Bench {
+  readonly #fake: BenchChild;
+  readonly #service: BenchChild;
+  readonly #target: ServiceTarget;
+  /** Service runs started (warm-ups included) and frames streamed by the successful ones. */
+  serviceRunsStarted = 0;
+  framesSeen = 0;
+
+  constructor(fake: BenchChild, service: BenchChild, target: ServiceTarget) {
+    this.#fake = fake;
+    this.#service = service;
+    this.#target = target;
+  }
+
+  run(side: Side): () => Promise<RunSample> {
+    if (side === 'direct') return () => directRun({ baseUrl: this.#fake.url });
+    return async () => {
+      this.serviceRunsStarted++;
+      const sample = await serviceRun(this.#target);
+      this.framesSeen += sample.frames;
+      return sample;
+    };
+  }
+
+  /** One side at one concurrency: a warm-up wave, then `total` measured runs with CPU readings around them. */
+  async measure(side: Side, concurrency: number, total: number): Promise<Phase> {
+    const run = this.run(side);
+    await runLoad(concurrency, Math.max(3, concurrency), run);
+    await this.#fake.call('timings'); // forget the warm-up's stamps
+    const fake0 = await this.#fake.call<ChildUsage>('usage');
+    const server0 = side === 'service' ? await this.#service.call<ChildUsage>('usage') : undefined;
+    const client0 = process.cpuUsage();
+    const machine0 = machineBusyMs();
+    const result = await runLoad(concurrency, total, run);
+    const machine1 = machineBusyMs();
+    const client1 = process.cpuUsage();
+    const server1 = side === 'service' ? await this.#service.call<ChildUsage>('usage') : undefined;
+    const fake1 = await this.#fake.call<ChildUsage>('usage');
+    const stamps = await this.#fake.call<Record<string, number>>('timings');
+
+    const { samples } = result;
+    const providerRequest: number[] = [];
+    const afterProvider: number[] = [];
+    for (const sample of samples) {
+      const received = stamps[sample.marker];
+      if (received === undefined) continue;
+      providerRequest.push(received - sample.startWall);
+      afterProvider.push(sample.ttftMs - (received - sample.startWall));
+    }
+    const runs = Math.max(samples.length, 1);
+    const client = cpuMs(client0, client1);
+    const fake = cpuMs(fake0.cpu, fake1.cpu);
+    const server = server0 && server1 ? cpuMs(server0.cpu, server1.cpu) : { user: 0, system: 0 };
+    const ours = client.user + client.system + fake.user + fake.system + server.user + server.system;
+    const otherLoadPct =
+      machine0 === undefined || machine1 === undefined
+        ? NaN
+        : Math.max(0, (100 * (machine1 - machine0 - ours)) / (result.wallMs * cpuCount));
+    const mode: ModeResult = {
+      runs: samples.length,
+      errors: result.errors.length,
+      firstErrors: [...new Set(result.errors)].slice(0, 3),
+      ttft: summarize(samples.map((sample) => sample.ttftMs)),
+      done: summarize(samples.map((sample) => sample.doneMs)),
+      runsPerSec: (samples.length * 1000) / result.wallMs,
+      providerRequest: summarize(providerRequest),
+      afterProvider: summarize(afterProvider),
+      ...(side === 'service' && {
+        ack: summarize(samples.map((sample) => sample.ackMs ?? NaN)),
+        streamOpen: summarize(samples.map((sample) => sample.streamOpenMs ?? NaN)),
+      }),
+      clientCpuMsPerRun: (client.user + client.system) / runs,
+      fakeCpuMsPerRun: (fake.user + fake.system) / runs,
+      otherLoadPct,
+    };
+    if (!server0 || !server1) return { mode, samples };
+    return {
+      mode,
+      samples,
+      serverCpu: server,
+      serverUsage: server1,
+      window: { fromUs: server0.hrtimeUs, toUs: server1.hrtimeUs },
+    };
+  }
+}
+
+/** Side by side: added ms and ratios per percentile, and the service's CPU and memory per run. */
+export function levelResult(concurrency: number, direct: Phase, service: Phase): LevelResult {
+  const d = direct.mode;
+  const s = service.mode;
+  const cpu = service.serverCpu ?? { user: NaN, system: NaN };
+  const runs = Math.max(s.runs, 1);
+  return {
+    concurrency,
+    direct: d,
+    service: s,
+    added: {
+      ttftP50: s.ttft.p50 - d.ttft.p50,
+      ttftP99: s.ttft.p99 - d.ttft.p99,
+      doneP50: s.done.p50 - d.done.p50,
+      doneP99: s.done.p99 - d.done.p99,
+    },
+    ratio: {
+      ttftP50: s.ttft.p50 / d.ttft.p50,
+      ttftP99: s.ttft.p99 / d.ttft.p99,
+      doneP50: s.done.p50 / d.done.p50,
+      doneP99: s.done.p99 / d.done.p99,
+    },
+    server: {
+      cpuMsPerRun: (cpu.user + cpu.system) / runs,
+      userMsPerRun: cpu.user / runs,
+      systemMsPerRun: cpu.system / runs,
+      rssMb: (service.serverUsage?.rss ?? NaN) / 2 ** 20,
+      peakRssMb: (service.serverUsage?.maxRss ?? NaN) / 1024,
+    },
+  };
+}

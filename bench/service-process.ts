@@ -1,0 +1,20 @@
+/**
+ * The service under test, alone in its own process so its CPU and memory are
+ * measured apart from the load generator and the fake provider. Configured by
+ * the environment like `agent-runs serve` (the parent sets DATABASE_URL,
+ * AGENT_RUNS_ADMIN_TOKEN, AGENT_RUNS_SECRET, LOG_LEVEL, AGENT_RUNS_WORKER_CONCURRENCY).
+ */
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { createService } from '../src/main.ts';
+import { serveParent } from './ipc.ts';
+
+const config = loadConfig();
+const service = await createService(config, { logger: createLogger(config.logLevel), dev: false });
+await service.app.listen({ port: config.port, host: config.host });
+const { port } = service.app.server.address() as AddressInfo;
+
+serveParent({ type: 'ready', url: `http://127.0.0.1:${port}`, info: { pid: process.pid } }, {}, () =>
+  service.close(),
+);

@@ -1,0 +1,53 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { rateLimitFor, type RateLimitBucket } from '../../domain/rate-limits.ts';
+import type { RateCounters } from '../../engine/ports.ts';
+
+const LIFECYCLE_ROUTES = /\/agent-runs\/:runId\/(tool-results|cancel|feedback)$/;
+const RUN_START_ROUTES = /\/(agent-runs|agent-sessions\/:sessionId\/messages)$/;
+
+/** Which bucket a workspace route draws from: run starts, lifecycle callbacks, other mutations, or transport. */
+export function bucketOf(method: string, routeUrl: string): RateLimitBucket {
+  if (method === 'GET' || method === 'HEAD') return 'transport';
+  if (method === 'POST' && RUN_START_ROUTES.test(routeUrl)) return 'run_start';
+  if (method === 'POST' && LIFECYCLE_ROUTES.test(routeUrl)) return 'lifecycle';
+  return 'other_mutations';
+}
+
+/**
+ * preHandler for workspace routes, after authentication: counts the request
+ * in its bucket for (workspace, credential), sets the X-RateLimit-* headers,
+ * and answers `429 rate_limit_exceeded` with Retry-After past the limit. If
+ * the counters cannot be reached the request is served (fail open) and logged.
+ */
+export function rateLimit(options: { counters: RateCounters }): preHandlerAsyncHookHandler {
+  return async function rateLimitHook(request: FastifyRequest, reply: FastifyReply) {
+    const principal = request.principal;
+    if (!principal) return;
+    const bucket = bucketOf(request.method, request.routeOptions.url ?? '');
+    const limit = rateLimitFor(bucket, principal.workspace.rateLimits);
+    let decision;
+    try {
+      decision = await options.counters.consume(
+        `${principal.workspace.id}:${principal.apiKey.id}:${bucket}`,
+        limit,
+      );
+    } catch (error) {
+      request.log.warn({ err: error }, 'rate-limit counters unavailable; request not metered');
+      return;
+    }
+    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+    reply.header('x-ratelimit-limit', limit);
+    reply.header('x-ratelimit-remaining', decision.remaining);
+    reply.header('x-ratelimit-reset', Math.ceil((Date.now() + decision.resetMs) / 1000));
+    reply.header('x-ratelimit-bucket', bucket);
+    if (decision.allowed) return;
+    return reply
+      .status(429)
+      .header('retry-after', resetSeconds)
+      .send({
+        error: 'rate_limit_exceeded',
+        code: 'rate_limit_exceeded',
+        message: `rate limit of ${limit} ${bucket} requests per minute reached; retry in ${resetSeconds} s`,
+      });
+  };
+}

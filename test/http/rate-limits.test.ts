@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
+
+describe('rate limits per workspace and credential', () => {
+  let server: TestServer;
+  let ws: Awaited<ReturnType<typeof createWorkspaceWithKey>>;
+  const run = { systemPrompt: 's', prompt: 'hi' };
+
+  before(async () => {
+    server = await startTestServer({ dev: true });
+    ws = await createWorkspaceWithKey(server, 'limited', {
+      rateLimits: { runStart: 3, lifecycle: 2, otherMutations: 2 },
+    });
+  });
+  after(() => server.close());
+
+  const post = (path: string, body: unknown, key = ws.key) =>
+    server.request('POST', `${ws.ws}${path}`, { body, headers: bearer(key) });
+
+  it('metered responses carry X-RateLimit-Limit, -Remaining, -Reset and -Bucket', async () => {
+    const response = await post('/agent-runs', run);
+    assert.equal(response.status, 202);
+    assert.equal(response.headers.get('x-ratelimit-limit'), '3');
+    assert.equal(response.headers.get('x-ratelimit-remaining'), '2');
+    assert.equal(response.headers.get('x-ratelimit-bucket'), 'run_start');
+    const reset = Number(response.headers.get('x-ratelimit-reset'));
+    assert.ok(
+      reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 61,
+      `reset ${reset} is within the minute`,
+    );
+  });
+
+  it('past the run-start maximum: 429 rate_limit_exceeded with Retry-After; the run is not created', async () => {
+    await post('/agent-runs', run);
+    await post('/agent-runs', run);
+    const refused = await post('/agent-runs', run);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error, 'rate_limit_exceeded');
+    assert.equal(refused.body.code, 'rate_limit_exceeded');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+  });
+
+  it('message runs draw from the same run-start bucket', async () => {
+    const session = await post('/agent-sessions', { systemPrompt: 's' });
+    assert.equal(session.status, 201);
+    const message = await post(`/agent-sessions/${session.body.sessionId}/messages`, { prompt: 'hi' });
+    assert.equal(message.status, 429);
+    assert.equal(message.headers.get('x-ratelimit-bucket'), 'run_start');
+  });
+
+  it('reads and SSE opens are transport: they never consume run-start capacity', async () => {
+    const models = await server.request('GET', `${ws.ws}/models`, { headers: bearer(ws.key) });
+    assert.equal(models.status, 200);
+    assert.equal(models.headers.get('x-ratelimit-bucket'), 'transport');
+  });
+
+  it('each credential has its own window', async () => {
+    const other = await server.admin('POST', '/workspaces/limited/api-keys', { name: 'second' });
+    const response = await post('/agent-runs', run, other.body.key);
+    assert.equal(response.status, 202);
+  });
+
+  it('lifecycle calls (cancel, tool results, feedback) have their own bucket', async () => {
+    const other = await server.admin('POST', '/workspaces/limited/api-keys', { name: 'third' });
+    const created = await post('/agent-runs', run, other.body.key);
+    const cancel = () => post(`/agent-runs/${created.body.runId}/cancel`, {}, other.body.key);
+    assert.equal((await cancel()).headers.get('x-ratelimit-bucket'), 'lifecycle');
+    assert.equal((await cancel()).status, 200);
+    assert.equal((await cancel()).status, 429);
+  });
+
+  it('other mutations (session create and delete) have their own bucket', async () => {
+    const other = await server.admin('POST', '/workspaces/limited/api-keys', { name: 'fourth' });
+    const first = await post('/agent-sessions', { systemPrompt: 's' }, other.body.key);
+    assert.equal(first.headers.get('x-ratelimit-bucket'), 'other_mutations');
+    await post('/agent-sessions', { systemPrompt: 's' }, other.body.key);
+    assert.equal((await post('/agent-sessions', { systemPrompt: 's' }, other.body.key)).status, 429);
+  });
+
+  it('the spec default for run starts is 120 per minute', async () => {
+    const open = await createWorkspaceWithKey(server, 'defaults');
+    const response = await server.request('POST', `${open.ws}/agent-runs`, {
+      body: run,
+      headers: bearer(open.key),
+    });
+    assert.equal(response.headers.get('x-ratelimit-limit'), '120');
+  });
+});

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { anthropicThinkingBudget } from '../../src/providers/reasoning.ts';
+import {
+  blocksOf,
+  bodyOf,
+  PNG_BASE64,
+  startSessionFixture,
+  systemText,
+  terminalOf,
+  toolNames,
+  transcript,
+  type SessionFixture,
+} from './session-support.ts';
+
+const mcpLocal = (toolName: string) => ({
+  kind: 'mcp_local',
+  name: 'docs',
+  tools: [
+    {
+      name: toolName,
+      description: 'Search the docs.',
+      inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    },
+  ],
+});
+
+describe('session message runs: history and inheritance, as the provider receives them', () => {
+  let fixture: SessionFixture;
+  before(async () => {
+    fixture = await startSessionFixture('anthropic-messages');
+  });
+  after(() => fixture.close());
+  beforeEach(() => fixture.fake.reset());
+
+  const request = (index: number) => fixture.fake.requests[index];
+
+  it("a second message run receives the first run's user and assistant turns before its own prompt", async () => {
+    fixture.fake.enqueue({ text: ['Paris.'] }, { text: ['About 2.1 million.'] });
+    const sessionId = await fixture.newSession({ systemPrompt: 'Answer briefly.' });
+    const first = await fixture.sendMessage(sessionId, { prompt: 'Capital of France?' });
+    assert.equal(terminalOf(first.frames)?.data.text, 'Paris.');
+    assert.deepEqual(transcript(request(0)), ['user: Capital of France?']);
+    await fixture.sendMessage(sessionId, { prompt: 'Its population?' });
+    assert.deepEqual(transcript(request(1)), [
+      'user: Capital of France?',
+      'assistant: Paris.',
+      'user: Its population?',
+    ]);
+  });
+
+  it('session defaults apply to message runs: systemPrompt, reasoningLevel (thinking budget) and metadata', async () => {
+    const sessionId = await fixture.newSession({
+      systemPrompt: 'You are the session prompt.',
+      reasoningLevel: 'low',
+      metadata: { customer: 'c1', channel: 'web' },
+    });
+    const { runId } = await fixture.sendMessage(sessionId, { prompt: 'hello' });
+    assert.match(systemText(request(0)), /You are the session prompt\./);
+    assert.deepEqual(bodyOf(request(0)).thinking, {
+      type: 'enabled',
+      budget_tokens: anthropicThinkingBudget(30),
+    });
+    const snapshot = await fixture.runSnapshot(runId);
+    assert.equal(snapshot.body.sessionId, sessionId);
+    assert.deepEqual(snapshot.body.metadata, { customer: 'c1', channel: 'web' });
+  });
+
+  it('a per-message override applies to that run only; the next run uses the session default again', async () => {
+    const sessionId = await fixture.newSession({ systemPrompt: 's', reasoningLevel: 'low' });
+    await fixture.sendMessage(sessionId, { prompt: 'think hard', reasoningLevel: 'high' });
+    await fixture.sendMessage(sessionId, { prompt: 'think lightly' });
+    await fixture.sendMessage(sessionId, { prompt: 'no thinking', reasoningLevel: 0 });
+    assert.deepEqual(bodyOf(request(0)).thinking, {
+      type: 'enabled',
+      budget_tokens: anthropicThinkingBudget(80),
+    });
+    assert.deepEqual(bodyOf(request(1)).thinking, {
+      type: 'enabled',
+      budget_tokens: anthropicThinkingBudget(30),
+    });
+    assert.deepEqual(bodyOf(request(2)).thinking, { type: 'disabled' });
+    const detail = await fixture.getSession(sessionId);
+    assert.equal(detail.body.spec.reasoningLevel, 'low', 'the stored session default is unchanged');
+  });
+
+  it('an override cannot unset a default: a message that omits reasoningLevel (or sends other overrides) keeps it', async () => {
+    const sessionId = await fixture.newSession({
+      systemPrompt: 's',
+      reasoningLevel: 'high',
+      metadata: { tier: 'gold' },
+    });
+    await fixture.sendMessage(sessionId, { prompt: 'only metadata', metadata: { ticket: 't-1' } });
+    await fixture.sendMessage(sessionId, { prompt: 'empty metadata', metadata: {} });
+    for (const index of [0, 1]) {
+      assert.deepEqual(bodyOf(request(index)).thinking, {
+        type: 'enabled',
+        budget_tokens: anthropicThinkingBudget(80),
+      });
+    }
+    const nulled = await fixture.postMessage(sessionId, { prompt: 'null level', reasoningLevel: null });
+    assert.equal(nulled.status, 400, 'null is not a way to unset the default');
+    assert.equal(nulled.body.error, 'invalid_request');
+    await fixture.sendMessage(sessionId, { prompt: 'after the refused null' });
+    assert.deepEqual(bodyOf(request(2)).thinking, {
+      type: 'enabled',
+      budget_tokens: anthropicThinkingBudget(80),
+    });
+    assert.equal(fixture.fake.requests.length, 3, 'the refused message never ran');
+  });
+
+  it('run metadata is the session metadata merged with the override (run keys win), on the run snapshot only', async () => {
+    const sessionId = await fixture.newSession({
+      systemPrompt: 's',
+      metadata: { customer: 'c1', channel: 'web' },
+    });
+    const overridden = await fixture.sendMessage(sessionId, {
+      prompt: 'p',
+      metadata: { channel: 'email', ticket: 't-42' },
+    });
+    assert.deepEqual((await fixture.runSnapshot(overridden.runId)).body.metadata, {
+      customer: 'c1',
+      channel: 'email',
+      ticket: 't-42',
+    });
+    const plain = await fixture.sendMessage(sessionId, { prompt: 'p2' });
+    assert.deepEqual((await fixture.runSnapshot(plain.runId)).body.metadata, {
+      customer: 'c1',
+      channel: 'web',
+    });
+    assert.deepEqual((await fixture.getSession(sessionId)).body.metadata, { customer: 'c1', channel: 'web' });
+  });
+
+  it('tools in a message refresh the definitions for that run only (an updated mcp_local catalog)', async () => {
+    const sessionId = await fixture.newSession({ systemPrompt: 's', tools: [mcpLocal('search_v1')] });
+    await fixture.sendMessage(sessionId, { prompt: 'one' });
+    await fixture.sendMessage(sessionId, { prompt: 'two', tools: [mcpLocal('search_v2')] });
+    await fixture.sendMessage(sessionId, { prompt: 'three' });
+    assert.deepEqual(toolNames(request(0)), ['search_v1']);
+    assert.deepEqual(
+      toolNames(request(1)),
+      ['search_v2'],
+      'the refreshed catalog replaces the session one for this run',
+    );
+    assert.deepEqual(
+      toolNames(request(2)),
+      ['search_v1'],
+      'the next run without tools sees the session tools again',
+    );
+  });
+
+  it('attachments reach the provider as file parts on their run; on later runs the older turn is text only', async () => {
+    const sessionId = await fixture.newSession();
+    await fixture.sendMessage(sessionId, {
+      messages: [
+        {
+          role: 'user',
+          content: 'Look at these.',
+          attachments: [
+            { type: 'input_file', mimeType: 'image/png', filename: 'dot.png', data: PNG_BASE64 },
+            { type: 'input_file_url', url: 'https://127.0.0.1:9/report.pdf', mimeType: 'application/pdf' },
+          ],
+        },
+      ],
+    });
+    const current = blocksOf(bodyOf(request(0)).messages.at(-1));
+    const image = current.find((block) => block.type === 'image');
+    assert.deepEqual(image?.source, { type: 'base64', media_type: 'image/png', data: PNG_BASE64 });
+    const document = current.find((block) => block.type === 'document');
+    assert.deepEqual(document?.source, { type: 'url', url: 'https://127.0.0.1:9/report.pdf' });
+
+    await fixture.sendMessage(sessionId, { prompt: 'And now?' });
+    const messages = bodyOf(request(1)).messages;
+    assert.deepEqual(transcript(request(1)), ['user: Look at these.', 'assistant: ok', 'user: And now?']);
+    assert.deepEqual(
+      blocksOf(messages[0]).map((block) => block.type),
+      ['text'],
+      'the older turn is re-sent as text only',
+    );
+    assert.ok(!JSON.stringify(bodyOf(request(1))).includes(PNG_BASE64), 'the bytes are not re-sent');
+  });
+
+  it('a failed run (provider 400) appends nothing and frees the session for the next message', async () => {
+    fixture.fake.enqueue(
+      { text: ['first'] },
+      { type: 'http-error', status: 400, message: 'bad request' },
+      { text: ['third'] },
+    );
+    const sessionId = await fixture.newSession();
+    await fixture.sendMessage(sessionId, { prompt: 'one' });
+    const failed = await fixture.sendMessage(sessionId, { prompt: 'this one fails' });
+    assert.equal(terminalOf(failed.frames)?.type, 'error');
+    assert.equal((await fixture.replay(sessionId)).body.total, 2, 'the failed turn is not appended');
+    const next = await fixture.sendMessage(sessionId, { prompt: 'three' });
+    assert.equal(terminalOf(next.frames)?.type, 'result');
+    assert.deepEqual(transcript(fixture.fake.requests.at(-1)), [
+      'user: one',
+      'assistant: first',
+      'user: three',
+    ]);
+    assert.equal((await fixture.replay(sessionId)).body.total, 4);
+  });
+
+  it('a cancelled run appends nothing and frees the session for the next message', async () => {
+    fixture.fake.enqueue(
+      { text: Array.from({ length: 200 }, () => 'x'), chunkIntervalMs: 20 },
+      { text: ['after'] },
+    );
+    const sessionId = await fixture.newSession();
+    const run = await fixture.startMessage(sessionId, { prompt: 'long one' });
+    await run.waitForType('assistant_delta');
+    assert.equal((await fixture.cancelRun(run.runId)).status, 200);
+    assert.equal(terminalOf(await run.ended)?.type, 'cancelled');
+    assert.equal((await fixture.replay(sessionId)).body.total, 0);
+    const next = await fixture.sendMessage(sessionId, { prompt: 'short one' });
+    assert.equal(terminalOf(next.frames)?.type, 'result');
+    assert.deepEqual(
+      transcript(fixture.fake.requests.at(-1)),
+      ['user: short one'],
+      'the cancelled turn is not replayed',
+    );
+    assert.equal((await fixture.replay(sessionId)).body.total, 2);
+  });
+
+  it('lastInteractionDate moves forward after a successful message run', async () => {
+    const sessionId = await fixture.newSession();
+    const before = (await fixture.getSession(sessionId)).body;
+    await sleep(15);
+    await fixture.sendMessage(sessionId, { prompt: 'tick' });
+    const detail = (await fixture.getSession(sessionId)).body;
+    assert.ok(Date.parse(detail.lastInteractionDate) > Date.parse(before.lastInteractionDate));
+    assert.equal(detail.creationDate, before.creationDate, 'creationDate does not move');
+    assert.ok(Date.parse(detail.lastInteractionDate) <= Date.now());
+  });
+});
