@@ -37,8 +37,6 @@ export class RunExecutor {
 
   async execute(job: RunJob): Promise<RunJobOutcome> {
     const { runs, events, writer, signals, logger } = this.#deps;
-    const run = await runs.findByIdAnyWorkspace(job.runId);
-    if (!run || run.endedAt !== null) return 'done';
 
     // `abort` stops model calls for any reason; `stop` only for reasons that also end tool waits.
     const abort = new AbortController();
@@ -47,15 +45,19 @@ export class RunExecutor {
       if (!abort.signal.aborted) abort.abort(reason);
       if (!stop.signal.aborted) stop.abort(reason);
     };
-    const stopListening = await signals.listen(run.id, (signal) => {
+    const stopListening = await signals.listen(job.runId, (signal) => {
       if (signal.kind === 'cancel' && !abort.signal.aborted) abort.abort(new RunCancelled());
     });
     const onShutdown = () => halt(new ServiceShutdown());
     this.#deps.shutdown.addEventListener('abort', onShutdown, { once: true });
     try {
-      const attempt = await runs.claimAttempt(run.id);
-      if (attempt === undefined) return 'done';
-      const lastSeq = await events.lastSeq(run.id);
+      // Claimed after listening: a cancel is either signalled to us or already in the row we get back.
+      const claimed = await runs.claimAttempt(job.runId);
+      if (!claimed) return 'done';
+      const { run, attempt } = claimed;
+      if (run.cancelRequestedAt) abort.abort(new RunCancelled());
+      // The first attempt finds an empty log: nobody else could have written to it.
+      const lastSeq = attempt === 1 ? 0 : await events.lastSeq(run.id);
       logger.info({ runId: run.id, attempt, resumingAfterSeq: lastSeq }, 'run started');
       const emitter = new RunEmitter(
         writer,
@@ -75,8 +77,6 @@ export class RunExecutor {
         );
         return 'done';
       }
-      // The stored flag covers a cancel signalled before this worker listened.
-      if ((await runs.findByIdAnyWorkspace(run.id))?.cancelRequestedAt) abort.abort(new RunCancelled());
 
       const execution = new RunExecution(
         this.#deps,

@@ -44,13 +44,27 @@ function factoryFor(model: ResolvedModel): ModelFactory {
     factories.set(key, cached);
     return cached;
   }
-  const created = buildFactory(model);
+  const created = memoizeModels(buildFactory(model));
   factories.set(key, created);
   if (factories.size > MAX_CACHED_PROVIDERS) {
     const oldest = factories.keys().next();
     if (!oldest.done) factories.delete(oldest.value);
   }
   return created;
+}
+
+/** Model objects are stateless configuration: one per vendor model id is reused by every call. */
+function memoizeModels(factory: ModelFactory): ModelFactory {
+  const models = new Map<string, LanguageModelV4>();
+  return (vendor) => {
+    let model = models.get(vendor);
+    if (!model) {
+      model = factory(vendor);
+      if (models.size >= MAX_CACHED_PROVIDERS) models.clear();
+      models.set(vendor, model);
+    }
+    return model;
+  };
 }
 
 function buildFactory(model: ResolvedModel): ModelFactory {

@@ -22,10 +22,22 @@ export interface ModelCatalogDeps {
 }
 
 /** The models a workspace can use (`GET {ws}/models`) and the resolution of `modelId` values. */
+/**
+ * How long one workspace's catalog is reused. Catalog edits through this process's admin API take
+ * effect at once (they invalidate); edits through another replica within this time.
+ */
+const VIEW_TTL_MS = 2000;
+
 export class ModelCatalog {
   readonly #deps: ModelCatalogDeps;
+  readonly #views = new Map<string, { view: Promise<CatalogView>; expires: number }>();
   constructor(deps: ModelCatalogDeps) {
     this.#deps = deps;
+  }
+
+  /** Forget cached views (after an offering or provider was added or removed). */
+  invalidate(): void {
+    this.#views.clear();
   }
 
   async list(workspaceId: string): Promise<{ models: CatalogEntry[]; defaultModelId: string | null }> {
@@ -47,7 +59,18 @@ export class ModelCatalog {
     };
   }
 
-  async view(workspaceId: string): Promise<CatalogView> {
+  view(workspaceId: string): Promise<CatalogView> {
+    const now = Date.now();
+    const cached = this.#views.get(workspaceId);
+    if (cached && cached.expires > now) return cached.view;
+    const view = this.#load(workspaceId);
+    if (this.#views.size >= 10_000) this.#views.clear();
+    this.#views.set(workspaceId, { view, expires: now + VIEW_TTL_MS });
+    view.catch(() => this.#views.delete(workspaceId));
+    return view;
+  }
+
+  async #load(workspaceId: string): Promise<CatalogView> {
     const [stored, providers] = await Promise.all([
       this.#deps.offerings.list(),
       this.#deps.workspaceProviders.listByWorkspace(workspaceId),

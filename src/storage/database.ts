@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type { StorageConfig } from '../config.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { withStatementCache } from './sqlite-statement-cache.ts';
 import type { Database } from './schema.ts';
 
 export type Engine = StorageConfig['engine'];
@@ -47,7 +48,7 @@ function openSqlite(path: string): Kysely<Database> {
   connection.pragma('busy_timeout = 5000');
   // Keep the planner's statistics current (cheap: it only analyzes tables that need it).
   connection.pragma('optimize = 0x10002');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
 }
 
 function openPostgres(url: string, schema: string | undefined): Kysely<Database> {

@@ -22,7 +22,19 @@ export class SecretBox {
       .join('.');
   }
 
+  readonly #opened = new Map<string, string>();
+
+  /** Decrypts (memoized: provider keys are opened on every run, and AES-GCM per run showed in profiles). */
   open(sealed: string): string {
+    const cached = this.#opened.get(sealed);
+    if (cached !== undefined) return cached;
+    const plaintext = this.#decrypt(sealed);
+    if (this.#opened.size >= 1024) this.#opened.clear();
+    this.#opened.set(sealed, plaintext);
+    return plaintext;
+  }
+
+  #decrypt(sealed: string): string {
     const [version, iv, tag, data] = sealed.split('.');
     if (version !== VERSION || !iv || !tag || data === undefined)
       throw new Error('unrecognized sealed secret');

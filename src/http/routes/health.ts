@@ -11,13 +11,11 @@ export function healthRoutes(app: FastifyInstance, { storage, redis }: AppResour
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return reply
-        .status(503)
-        .send({
-          status: 'unavailable',
-          error: 'storage_unavailable',
-          message: 'database or Redis not reachable',
-        });
+      return reply.status(503).send({
+        status: 'unavailable',
+        error: 'storage_unavailable',
+        message: 'database or Redis not reachable',
+      });
     }
   });
 }

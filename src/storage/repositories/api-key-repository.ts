@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.ts';
 import type { Workspace } from '../../domain/workspace.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
-import { WorkspaceRepository } from './workspace-repository.ts';
+import { toWorkspace } from './workspace-repository.ts';
 
 export interface NewApiKey {
   workspaceId: string;
@@ -40,16 +40,35 @@ export class ApiKeyRepository {
     return toApiKey(row);
   }
 
-  /** The key with this hash and its workspace, revoked or not: the caller decides what a revoked key means. */
+  /** The key with this hash and its workspace (one query), revoked or not: the caller decides what a revoked key means. */
   async findByHash(keyHash: string): Promise<{ apiKey: ApiKey; workspace: Workspace } | undefined> {
     const row = await this.#db
       .selectFrom('api_keys')
-      .selectAll()
-      .where('key_hash', '=', keyHash)
+      .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+      .selectAll('api_keys')
+      .select([
+        'workspaces.slug as ws_slug',
+        'workspaces.name as ws_name',
+        'workspaces.features as ws_features',
+        'workspaces.rate_limits as ws_rate_limits',
+        'workspaces.created_at as ws_created_at',
+        'workspaces.updated_at as ws_updated_at',
+      ])
+      .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
     if (!row) return undefined;
-    const workspace = await new WorkspaceRepository(this.#db).findById(row.workspace_id);
-    return workspace && { apiKey: toApiKey(row), workspace };
+    return {
+      apiKey: toApiKey(row),
+      workspace: toWorkspace({
+        id: row.workspace_id,
+        slug: row.ws_slug,
+        name: row.ws_name,
+        features: row.ws_features,
+        rate_limits: row.ws_rate_limits,
+        created_at: row.ws_created_at,
+        updated_at: row.ws_updated_at,
+      }),
+    };
   }
 
   async listByWorkspace(workspaceId: string): Promise<ApiKey[]> {

@@ -76,15 +76,15 @@ export class RunRepository {
   }
 
   /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
-  async claimAttempt(id: string): Promise<number | undefined> {
+  async claimAttempt(id: string): Promise<{ run: Run; attempt: number } | undefined> {
     const row = await this.#db
       .updateTable('runs')
       .set((eb) => ({ attempt: eb('attempt', '+', 1), status: 'running', updated_at: nowIso() }))
       .where('id', '=', id)
       .where('ended_at', 'is', null)
-      .returning('attempt')
+      .returningAll()
       .executeTakeFirst();
-    return row && Number(row.attempt);
+    return row && { run: toRun(row), attempt: Number(row.attempt) };
   }
 
   /** Runs that have not ended, oldest first: what a restarted embedded service picks up again. */

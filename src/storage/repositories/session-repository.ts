@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { newId } from '../../domain/ids.ts';
 import type {
   AttachmentMetadata,
@@ -80,18 +80,34 @@ export class SessionRepository {
 
   /** Most recently used first; metadata filters AND-combined, each an indexed lookup. */
   async list(workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: Session[] }> {
-    let filtered = this.#db.selectFrom('sessions').where('sessions.workspace_id', '=', workspaceId);
+    const [first, ...rest] = query.metadata;
+    // With a metadata filter, the scan starts from its index entries (CROSS JOIN keeps that order on
+    // SQLite whatever its statistics say); each further filter is one primary-key probe per candidate.
+    // Both shapes are then refined on `sessions` columns only, so they share one builder type.
+    let filtered: SelectQueryBuilder<Database, 'sessions', object> = first
+      ? (this.#db
+          .selectFrom('session_metadata as first_filter')
+          .crossJoin('sessions')
+          .where('first_filter.workspace_id', '=', workspaceId)
+          .where('first_filter.key', '=', first.key)
+          .where('first_filter.value', '=', first.value)
+          .whereRef('sessions.id', '=', 'first_filter.session_id') as unknown as SelectQueryBuilder<
+          Database,
+          'sessions',
+          object
+        >)
+      : this.#db.selectFrom('sessions');
+    filtered = filtered.where('sessions.workspace_id', '=', workspaceId);
     if (query.status) filtered = filtered.where('sessions.status', '=', query.status);
-    for (const { key, value } of query.metadata) {
-      // `id IN (indexed lookup)` lets the planner start from the few matching sessions
-      // instead of probing every session of the workspace (a correlated EXISTS does that).
-      filtered = filtered.where('sessions.id', 'in', (eb) =>
-        eb
-          .selectFrom('session_metadata')
-          .select('session_metadata.session_id')
-          .where('session_metadata.workspace_id', '=', workspaceId)
-          .where('session_metadata.key', '=', key)
-          .where('session_metadata.value', '=', value),
+    for (const { key, value } of rest) {
+      filtered = filtered.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('session_metadata')
+            .select(sql.lit(1).as('one'))
+            .whereRef('session_metadata.session_id', '=', 'sessions.id')
+            .where('session_metadata.key', '=', key)
+            .where('session_metadata.value', '=', value),
+        ),
       );
     }
     const [{ total }, rows] = await Promise.all([

@@ -88,7 +88,7 @@ export class WorkspaceRepository {
   }
 }
 
-function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
+export function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
   return {
     id: row.id,
     slug: row.slug,

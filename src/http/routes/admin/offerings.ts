@@ -19,7 +19,7 @@ export function offeringView(offering: Offering) {
   return { ...rest, hasApiKey: apiKeySealed !== null };
 }
 
-export function adminOfferingRoutes(app: FastifyInstance, { repos, secretBox }: AppResources): void {
+export function adminOfferingRoutes(app: FastifyInstance, { repos, secretBox, catalog }: AppResources): void {
   app.post('/offerings', async (request, reply) => {
     const body = parseInput(createSchema, request.body);
     const offering = await repos.offerings.create({
@@ -33,6 +33,7 @@ export function adminOfferingRoutes(app: FastifyInstance, { repos, secretBox }: 
       pricing: body.pricing ?? null,
       isDefault: body.isDefault ?? false,
     });
+    catalog.invalidate();
     return reply.status(201).send({ id: offering.id });
   });
 
@@ -40,6 +41,7 @@ export function adminOfferingRoutes(app: FastifyInstance, { repos, secretBox }: 
 
   app.delete<{ Params: { id: string } }>('/offerings/:id', async (request, reply) => {
     notFoundUnless(await repos.offerings.delete(request.params.id), `offering '${request.params.id}'`);
+    catalog.invalidate();
     return reply.status(204).send();
   });
 }

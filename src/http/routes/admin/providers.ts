@@ -22,7 +22,7 @@ function providerView(provider: WorkspaceProvider) {
   return { ...rest, hasApiKey: apiKeySealed !== null };
 }
 
-export function adminProviderRoutes(app: FastifyInstance, { repos, secretBox }: AppResources): void {
+export function adminProviderRoutes(app: FastifyInstance, { repos, secretBox, catalog }: AppResources): void {
   app.post<{ Params: Params }>('/workspaces/:slug/providers', async (request, reply) => {
     const body = parseInput(createSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
@@ -48,6 +48,7 @@ export function adminProviderRoutes(app: FastifyInstance, { repos, secretBox }: 
       defaultModel,
       isDefault: body.isDefault ?? false,
     });
+    catalog.invalidate();
     return reply.status(201).send({ id: provider.id });
   });
 
@@ -64,6 +65,7 @@ export function adminProviderRoutes(app: FastifyInstance, { repos, secretBox }: 
         await repos.workspaceProviders.delete(workspace.id, request.params.id),
         `provider '${request.params.id}'`,
       );
+      catalog.invalidate();
       return reply.status(204).send();
     },
   );

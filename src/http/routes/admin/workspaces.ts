@@ -26,7 +26,7 @@ const patchSchema = z.strictObject({
   rateLimits: rateLimitsSchema.optional(),
 });
 
-export function adminWorkspaceRoutes(app: FastifyInstance, { repos }: AppResources): void {
+export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
   app.post('/workspaces', async (request, reply) => {
     const body = parseInput(createSchema, request.body);
     const workspace = await repos.workspaces.create({
@@ -61,6 +61,7 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos }: AppResourc
   app.delete<{ Params: { slug: string } }>('/workspaces/:slug', async (request, reply) => {
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     notFoundUnless(await repos.workspaces.delete(workspace.id), `workspace '${request.params.slug}'`);
+    catalog.invalidate();
     return reply.status(204).send();
   });
 }
