@@ -15,6 +15,7 @@ import { Bench, levelResult } from './measure.ts';
 import { summarizeProfile, type Window } from './profile-summary.ts';
 import { evaluateTargets, levelTable, markdown, targetsTable, type LevelResult } from './report.ts';
 import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
+import { measureToolRoundTrip } from './tool-round-trip.ts';
 
 const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100] [--json] [--profile] [--scale]
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100)
@@ -114,9 +115,17 @@ try {
       : `no profile was written in ${profileDir}`;
   }
 
+  log('tool-result round trip (in one process)…');
+  const toolRoundTrip = await measureToolRoundTrip(200);
+  out(
+    `\ntool-result round trip (POST → next model request at the provider), ${toolRoundTrip.rounds} rounds: ` +
+      `median ${toolRoundTrip.medianMs.toFixed(2)} ms, p99 ${toolRoundTrip.p99Ms.toFixed(2)} ms (target: median < 5 ms)`,
+  );
+
   if (args.json) {
     const document = {
       scenario,
+      toolRoundTrip,
       levels: results,
       idleCpuMsPerSec,
       durability,

@@ -126,6 +126,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     if (config.role !== 'api' && !options.internalAdmin) {
       const executor = new RunExecutor({
         shutdown: shutdown.signal,
+        fenceWrites: redis !== undefined,
         runs: repos.runs,
         events: repos.runEvents,
         writer,

@@ -21,6 +21,11 @@ export interface RunExecutorDeps extends RunExecutionDeps {
   logger: Logger;
   /** Aborted when the process stops: runs in progress are handed over (or left for a restart). */
   shutdown: AbortSignal;
+  /**
+   * Check every write against the run's attempt. Needed only where several workers can hold a run
+   * (scale-out); the embedded service has one worker, and the check would cost a query per commit.
+   */
+  fenceWrites: boolean;
 }
 
 /**
