@@ -1,6 +1,6 @@
 import type { EventStore } from './ports.ts';
 import type { RunCheckpointRepository } from '../storage/repositories/run-checkpoint-repository.ts';
-import type { ResumePoint, RunCheckpointState } from './run-execution.ts';
+import type { ResumePoint, RunCheckpointState } from './run-checkpoint.ts';
 
 /** Event types that may follow a run's last checkpoint in a log a takeover can continue. */
 const ROUND_EVENTS = new Set(['assistant_message', 'local_tool_call', 'local_tool_result_in']);

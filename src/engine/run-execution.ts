@@ -12,12 +12,10 @@ import { RunCancelled } from './abort-reasons.ts';
 import { ReplayedPrefix } from './replayed-prefix.ts';
 import { initialConversation } from './conversation.ts';
 import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
+import { assistantMessageData, type ResumePoint, type RunCheckpointState } from './run-checkpoint.ts';
 import { modelToolSet, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
 import type { ModelMessage } from 'ai';
-import type {
-  RunCheckpointRepository,
-  StoredCheckpoint,
-} from '../storage/repositories/run-checkpoint-repository.ts';
+import type { RunCheckpointRepository } from '../storage/repositories/run-checkpoint-repository.ts';
 import {
   ModelTurnError,
   streamModelTurn,
@@ -47,28 +45,6 @@ export interface RunExecutionDeps extends ClientToolRoundDeps {
 
 /** The safety cap on tool turns when the spec's `budgets.maxToolTurns` is not given. */
 export const DEFAULT_MAX_TOOL_TURNS = 50;
-
-/** What a run needs to go on after a restart, taken when a model turn ends with tool calls. */
-export interface RunCheckpointState {
-  /** The conversation after the initial input: assistant turns and tool results. */
-  messages: ModelMessage[];
-  tokens: TokenUsage;
-  turns: number;
-  lastText: string | null;
-  retained: RetainedToolPair[];
-  pendingRound: { turn: number; toolCalls: ToolCallRequest[]; assistantMessage: Record<string, unknown> };
-}
-
-/** Where a worker that takes a run over resumes it: its checkpoint and what the log shows after it. */
-export interface ResumePoint extends ResumedRound {
-  /** Absent when the run was taken over before its first tool round. */
-  checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
-  /** Whether the pending round's `assistant_message` is already in the log. */
-  assistantMessageSent: boolean;
-  /** Text and thoughts of the interrupted turn that the client already received. */
-  partialText: string;
-  partialThinking: string;
-}
 
 export interface RunExecutionSignals {
   /** Aborted on cancel, shutdown or an event-log failure: stops model calls. */
@@ -352,18 +328,4 @@ export class RunExecution {
   #throwIfAborted(): void {
     if (this.#signal.aborted) throw this.#signal.reason;
   }
-}
-
-function assistantMessageData(
-  turn: number,
-  completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>,
-): Record<string, unknown> {
-  return {
-    text: completed.text,
-    turn,
-    finishReason: completed.finishReason,
-    ...(completed.toolCalls.length > 0 && {
-      toolCalls: completed.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
-    }),
-  };
 }
