@@ -16,13 +16,14 @@ import { summarizeProfile, type Window } from './profile-summary.ts';
 import { evaluateTargets, levelTable, markdown, targetsTable, type LevelResult } from './report.ts';
 import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
 import { measureToolRoundTrip } from './tool-round-trip.ts';
+import { runScaleBenchmark } from './scale.ts';
 
 const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100] [--json] [--profile] [--scale]
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100)
   --levels L     comma-separated concurrency levels (default 1,10,100)
   --json         print one JSON document on stdout instead of tables (progress goes to stderr)
   --profile      run the service under --cpu-prof and summarize the measured windows
-  --scale        the scale-out benchmark (PostgreSQL + Redis): not implemented yet`;
+  --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
 const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500 };
 const IDLE_WINDOW_MS = 3000;
@@ -43,9 +44,9 @@ if (args.help) {
   process.exit(0);
 }
 if (args.scale) {
-  console.log(
-    'bench --scale (scale-out on PostgreSQL and Redis) is not implemented yet; nothing was measured.',
-  );
+  const runs = args.rounds === undefined ? 1000 : Number(args.rounds);
+  const table = await runScaleBenchmark(runs, (line) => process.stderr.write(`bench: ${line}\n`));
+  console.log(`\n${table}\n`);
   process.exit(0);
 }
 const rounds = args.rounds === undefined ? undefined : Number(args.rounds);

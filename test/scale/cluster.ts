@@ -34,6 +34,7 @@ export async function startCluster(options: {
   apis: number;
   workers: number;
   leaseMs?: number;
+  env?: Record<string, string>;
 }): Promise<Cluster> {
   const id = randomBytes(5).toString('hex');
   const database = `agent_runs_scale_${id}`;
@@ -50,6 +51,7 @@ export async function startCluster(options: {
     AGENT_RUNS_LEASE_MS: String(options.leaseMs ?? 2000),
     LOG_LEVEL: 'info',
     PORT: '0',
+    ...options.env,
   };
   const migrate = spawnService('migrate', ['migrate'], env);
   const [code] = (await once(migrate.child, 'exit')) as [number | null];
