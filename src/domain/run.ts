@@ -3,10 +3,6 @@ import type { ModelInfo, TokenUsage } from './usage.ts';
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export function isTerminalStatus(status: RunStatus): boolean {
-  return status === 'succeeded' || status === 'failed' || status === 'cancelled';
-}
-
 export const TERMINAL_EVENT_TYPES = ['result', 'error', 'cancelled'] as const;
 
 export function isTerminalEventType(type: string): boolean {

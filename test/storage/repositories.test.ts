@@ -184,7 +184,50 @@ for (const engine of ENGINES) {
       assert.deepEqual(stored?.tokens, outcome.tokens);
       assert.ok(stored?.endedAt);
       assert.deepEqual(stored?.metadata, { a: 'b' });
-      assert.equal(await repos.runs.setStatus(run.id, 'running'), false, 'an ended run keeps its status');
+      assert.equal(await repos.runs.claimAttempt(run.id), undefined, 'an ended run cannot be claimed again');
+    });
+
+    it('fencing: a claim takes a new attempt, and a batch written under an older attempt is refused alone', async () => {
+      const ws = await newWorkspace('fence');
+      const spec = { systemPrompt: 's' };
+      const run = await repos.runs.create({
+        workspaceId: ws.id,
+        agentId: null,
+        sessionId: null,
+        apiKeyId: null,
+        spec,
+        metadata: {},
+      });
+      const other = await repos.runs.create({
+        workspaceId: ws.id,
+        agentId: null,
+        sessionId: null,
+        apiKeyId: null,
+        spec,
+        metadata: {},
+      });
+      const first = await repos.runs.claimAttempt(run.id);
+      const second = await repos.runs.claimAttempt(run.id);
+      assert.equal(first?.attempt, 1);
+      assert.equal(second?.attempt, 2);
+      assert.equal(second?.run.status, 'running');
+      const event = (seq: number) => ({ seq, type: 'assistant_delta', dataJson: '{"text":"x"}' });
+      const fenced = await repos.runEvents.append([
+        { runId: run.id, events: [event(1)], attempt: 1 },
+        { runId: other.id, events: [event(1)] },
+      ]);
+      assert.deepEqual([...fenced], [run.id]);
+      assert.equal(await repos.runEvents.lastSeq(run.id), 0, 'the stale attempt wrote nothing');
+      assert.equal(
+        await repos.runEvents.lastSeq(other.id),
+        1,
+        'the other run of the same commit was written',
+      );
+      assert.equal(
+        (await repos.runEvents.append([{ runId: run.id, events: [event(1)], attempt: 2 }])).size,
+        0,
+      );
+      assert.equal(await repos.runEvents.lastSeq(run.id), 1);
     });
 
     it('deleting a workspace removes what belongs to it', async () => {

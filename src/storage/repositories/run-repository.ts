@@ -58,23 +58,6 @@ export class RunRepository {
     return row && toRun(row);
   }
 
-  /** For the worker, which knows runs by id only. */
-  async findByIdAnyWorkspace(id: string): Promise<Run | undefined> {
-    const row = await this.#db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && toRun(row);
-  }
-
-  /** Moves a run that has not ended to `status`; false when it had already ended. */
-  async setStatus(id: string, status: RunStatus): Promise<boolean> {
-    const result = await this.#db
-      .updateTable('runs')
-      .set({ status, updated_at: nowIso() })
-      .where('id', '=', id)
-      .where('ended_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  }
-
   /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
   async claimAttempt(id: string): Promise<{ run: Run; attempt: number } | undefined> {
     const row = await this.#db
