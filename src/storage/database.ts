@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -7,6 +8,9 @@ import { Migrator } from 'kysely/migration';
 import type { StorageConfig } from '../config.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { withStatementCache } from './sqlite-statement-cache.ts';
+import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+
+const require = createRequire(import.meta.url);
 import type { Database } from './schema.ts';
 
 export type Engine = StorageConfig['engine'];
@@ -44,6 +48,8 @@ function openSqlite(path: string): Kysely<Database> {
   const connection = new SQLite(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
+  // Checkpoints run on a thread of their own (SqliteCheckpointer), never inside a commit.
+  connection.pragma('wal_autocheckpoint = 0');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   // Keep the planner's statistics current (cheap: it only analyzes tables that need it).
