@@ -32,6 +32,10 @@ export interface OpenStorageOptions {
 export function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Storage {
   const db =
     config.engine === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options.pgSchema);
+  const checkpointer =
+    config.engine === 'sqlite' && config.path !== ':memory:'
+      ? new SqliteCheckpointer(config.path, require.resolve('better-sqlite3'))
+      : undefined;
   return {
     engine: config.engine,
     db,
@@ -39,7 +43,10 @@ export function openStorage(config: StorageConfig, options: OpenStorageOptions =
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await checkpointer?.close();
+    },
   };
 }
 
