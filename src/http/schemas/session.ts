@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
-
-const CONTENT_MAX_CHARS = 200_000;
-const METADATA_KEY = /^[A-Za-z0-9._-]{1,64}$/;
+import { CONTENT_MAX_CHARS, METADATA_KEY_PATTERN, METADATA_VALUE_MAX_CHARS } from './limits.ts';
 
 /** `POST {ws}/agent-sessions`: the agent spec without `prompt` or `messages`. */
 export const sessionCreateSchema = z
@@ -60,7 +58,7 @@ export const sessionListQuerySchema = z.object({
         const separator = entry.indexOf(':');
         const key = entry.slice(0, separator);
         const value = entry.slice(separator + 1);
-        if (separator < 1 || !METADATA_KEY.test(key) || value.length > 256) {
+        if (separator < 1 || !METADATA_KEY_PATTERN.test(key) || value.length > METADATA_VALUE_MAX_CHARS) {
           context.addIssue({
             code: 'custom',
             message: `'${entry}' is not key:value (key ^[A-Za-z0-9._-]{1,64}$)`,
