@@ -76,8 +76,9 @@ export function reasoningCallSettings(api: ProviderApi, level: number | undefine
     case 'openai-responses':
       // Which of none/minimal/low a model takes at level 0 depends on the model (gpt-5: minimal,
       // gpt-5.1+: none, gpt-6: low): leave it to `reasoning: 'none'`, which the SDK maps per
-      // model. Above 0, low/medium/high are accepted by every OpenAI reasoning model.
-      if (!thinking) return base;
+      // model. Above 0, low/medium/high are accepted by every OpenAI reasoning model. At 0 no
+      // summaries are asked for (the SDK would default them to `detailed` on minimal-effort models).
+      if (!thinking) return { ...base, providerOptions: { openai: { reasoningSummary: null } } };
       return { ...base, providerOptions: { openai: { reasoningEffort: label, reasoningSummary: 'auto' } } };
     case 'openai-chat':
       // The compatible provider has no model tables; `none` is what OpenAI, OpenRouter and vLLM take.

@@ -445,6 +445,7 @@ describe('reasoning levels', () => {
       reasoning: 'none',
       label: 'off',
       exposesThinking: false,
+      providerOptions: { openai: { reasoningSummary: null } },
     });
     assert.deepEqual(reasoning.reasoningCallSettings('google-generative-ai', 10).providerOptions, {
       google: { thinkingConfig: { includeThoughts: true } },
