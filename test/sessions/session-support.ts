@@ -2,8 +2,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordedRequest } from '../fakes/scripted-reply.ts';
 import { startRunFixture, type FakeApi, type RunFixture } from '../support/run-fixture.ts';
-import { openSse, type SseFrame } from '../support/sse-client.ts';
+import type { SseFrame } from '../support/sse-client.ts';
 import type { TestResponse, TestServerOptions } from '../support/test-server.ts';
+import { watchStream, type RunWatch } from '../support/stream-watch.ts';
+
+export { watchStream, type RunWatch };
 
 export const TERMINAL_TYPES: readonly string[] = ['result', 'error', 'cancelled'];
 
@@ -71,47 +74,6 @@ export async function startSessionFixture(
     cancelRun: (runId) => call('POST', `/agent-runs/${runId}/cancel`),
     postToolResult: (runId, body) => call('POST', `/agent-runs/${runId}/tool-results`, body),
   };
-}
-
-/** A run's SSE stream read in the background, so a test can act while the run goes on. */
-export interface RunWatch {
-  runId: string;
-  frames: SseFrame[];
-  waitForType(type: string, timeoutMs?: number): Promise<SseFrame>;
-  /** Every frame, once the server closes the stream after the terminal event. */
-  ended: Promise<SseFrame[]>;
-}
-
-export async function watchStream(
-  url: string,
-  headers: Record<string, string>,
-  runId: string,
-): Promise<RunWatch> {
-  const stream = await openSse(url, headers);
-  if (stream.status !== 200) throw new Error(`stream answered ${stream.status}`);
-  const frames: SseFrame[] = [];
-  let done = false;
-  const ended = (async () => {
-    try {
-      for await (const frame of stream.frames) frames.push(frame);
-      return frames;
-    } finally {
-      done = true;
-    }
-  })();
-  ended.catch(() => {});
-  const waitForType = async (type: string, timeoutMs = 5000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = frames.find((frame) => frame.data.type === type);
-      if (found) return found;
-      const seen = frames.map((frame) => frame.data.type).join(',');
-      if (done) throw new Error(`stream ended without ${type}; got ${seen}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${type}; got ${seen}`);
-      await sleep(10);
-    }
-  };
-  return { runId, frames, waitForType, ended };
 }
 
 export const terminalOf = (frames: readonly SseFrame[]) => frames.at(-1)?.data;

@@ -1,9 +1,12 @@
 /** Shared helpers for the client-resolved tool tests: a live stream watcher and the provider wire. */
-import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { RecordedRequest } from '../fakes/scripted-reply.ts';
 import type { RunFixture } from '../support/run-fixture.ts';
-import { openSse, type SseFrame } from '../support/sse-client.ts';
+import type { SseFrame } from '../support/sse-client.ts';
 import type { TestResponse } from '../support/test-server.ts';
+import { watchStream, type RunWatch } from '../support/stream-watch.ts';
+
+export { watchStream, type RunWatch };
 
 export const TERMINAL_TYPES: readonly string[] = ['result', 'error', 'cancelled'];
 
@@ -18,62 +21,6 @@ export const WEATHER_TOOL = {
 /** A one-pixel PNG, base64. */
 export const PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-/** A run's SSE stream read in the background, so a test can wait for events and act while the run goes on. */
-export interface RunWatch {
-  runId: string;
-  /** Frames received so far (live array). */
-  frames: SseFrame[];
-  /** The first frame (in arrival order) matching, waiting for it up to `timeoutMs`. */
-  waitFor(predicate: (frame: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame>;
-  waitForType(type: string, timeoutMs?: number): Promise<SseFrame>;
-  /** Resolves with every frame once the server closes the stream. */
-  ended: Promise<SseFrame[]>;
-  close(): void;
-}
-
-export async function watchStream(
-  url: string,
-  headers: Record<string, string>,
-  runId: string,
-): Promise<RunWatch> {
-  const stream = await openSse(url, headers);
-  if (stream.status !== 200) throw new Error(`stream answered ${stream.status}`);
-  const frames: SseFrame[] = [];
-  let done = false;
-  const ended = (async () => {
-    try {
-      for await (const frame of stream.frames) frames.push(frame);
-      return frames;
-    } finally {
-      done = true;
-    }
-  })();
-  ended.catch(() => {});
-  const waitFor: RunWatch['waitFor'] = async (predicate, timeoutMs = 5000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = frames.find(predicate);
-      if (found) return found;
-      if (done)
-        throw new Error(
-          `stream ended without the awaited frame; got ${frames.map((f) => f.data.type).join(',')}`,
-        );
-      if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for a frame; got ${frames.map((f) => f.data.type).join(',')}`);
-      }
-      await sleep(10);
-    }
-  };
-  return {
-    runId,
-    frames,
-    waitFor,
-    waitForType: (type, timeoutMs) => waitFor((frame) => frame.data.type === type, timeoutMs),
-    ended,
-    close: () => stream.close(),
-  };
-}
 
 /** Creates a run that must be accepted (202) and starts watching its stream. */
 export async function startRun(fixture: RunFixture, body: Record<string, unknown>): Promise<RunWatch> {
