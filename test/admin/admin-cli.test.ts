@@ -1,76 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { createService } from '../../src/main.ts';
+import { BIN, runCli, type CliResult } from '../support/cli.ts';
 import { bearer, startTestServer, type TestServer } from '../support/test-server.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(REPO, 'src/cli/main.ts');
-const BIN = join(REPO, 'bin/agent-runs.js');
-
-/** Configuration the CLI reads from the environment: removed from the child's env unless a test sets it. */
-const CONFIG_VARS = [
-  'PORT',
-  'HOST',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'AGENT_RUNS_ROLE',
-  'AGENT_RUNS_ADMIN_TOKEN',
-  'AGENT_RUNS_PUBLIC_URL',
-  'AGENT_RUNS_SECRET',
-  'LOG_LEVEL',
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GOOGLE_GENERATIVE_AI_API_KEY',
-  'NODE_TEST_CONTEXT',
-  'NODE_OPTIONS',
-];
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARS) delete env[name];
-  return { ...env, ...extra };
-}
-
-function run(args: readonly string[], env: Record<string, string>, entry = MAIN): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], {
-      cwd: REPO,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `agent-runs ${args.join(' ')} did not exit within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`,
-        ),
-      );
-    }, 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = runCli;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
 function json(result: CliResult): any {
@@ -311,7 +251,7 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
   });
 
   it('bin/agent-runs.js runs the same CLI', async () => {
-    const result = await run(['admin', 'workspaces', 'get', 'acme', '--json'], env, BIN);
+    const result = await run(['admin', 'workspaces', 'get', 'acme', '--json'], env, { entry: BIN });
     assert.equal(json(result).slug, 'acme');
   });
 });

@@ -5,41 +5,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, describe, it } from 'node:test';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(REPO, 'src/cli/main.ts');
-
-/** Configuration the service reads from the environment: none leaks in from the test runner's own env. */
-const CONFIG_VARS = [
-  'PORT',
-  'HOST',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'AGENT_RUNS_ROLE',
-  'AGENT_RUNS_ADMIN_TOKEN',
-  'AGENT_RUNS_PUBLIC_URL',
-  'AGENT_RUNS_SECRET',
-  'LOG_LEVEL',
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GOOGLE_GENERATIVE_AI_API_KEY',
-  'NODE_TEST_CONTEXT',
-  'NODE_OPTIONS',
-];
+import { childEnv, MAIN, REPO, runCli } from '../support/cli.ts';
 
 const LISTENING = /^listening on (http:\/\/\S+)$/m;
 const CURL = /curl -s (\S+\/models) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)'/;
 const RUN_CURL =
   /curl -s (\S+\/agent-runs) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)' -H 'Content-Type: application\/json' -d '(\{.*\})'/;
 const ANY_KEY = /svc_[A-Za-z0-9]{20,}/;
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARS) delete env[name];
-  return { ...env, ...extra };
-}
 
 /** A long-running `agent-runs <command>` child whose output is collected as it arrives. */
 class ServiceProcess {
@@ -138,36 +111,6 @@ class ServiceProcess {
   kill(): void {
     if (this.running) this.child.kill('SIGKILL');
   }
-}
-
-function runToExit(
-  args: readonly string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: REPO,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `agent-runs ${args.join(' ')} did not exit within 20 s\nstdout: ${stdout}\nstderr: ${stderr}`,
-        ),
-      );
-    }, 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 interface JsonResponse {
@@ -321,7 +264,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     // "workspace 'default' already exists" and suggest `admin api-keys create default` (a 404) anyway.
     it("creates no key and does not claim that a workspace 'default' exists when it does not", async () => {
       const env = { DATABASE_URL: `sqlite:${join(dir, 'populated', 'agent-runs.db')}`, PORT: '0' };
-      const created = await runToExit(['admin', 'workspaces', 'create', '--slug', 'acme', '--json'], env);
+      const created = await runCli(['admin', 'workspaces', 'create', '--slug', 'acme', '--json'], env);
       assert.equal(created.code, 0, created.stderr);
 
       const dev = start(['dev'], env);
@@ -331,7 +274,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.equal(stop.code, 0);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no key is printed for a database that was not empty');
 
-      const listed = await runToExit(['admin', 'workspaces', 'list', '--json'], env);
+      const listed = await runCli(['admin', 'workspaces', 'list', '--json'], env);
       const slugs = (JSON.parse(listed.stdout) as { workspaces: { slug: string }[] }).workspaces.map(
         (w) => w.slug,
       );
@@ -390,13 +333,13 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     it('prints the applied migrations, then "up to date" on a second run', async () => {
       const path = join(dir, 'migrate', 'agent-runs.db');
       const env = { DATABASE_URL: `sqlite:${path}` };
-      const first = await runToExit(['migrate'], env);
+      const first = await runCli(['migrate'], env);
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /applied \d+ migration/);
       assert.match(first.stdout, /0001-foundation/);
       assert.ok(existsSync(path), 'the database file was created');
 
-      const second = await runToExit(['migrate'], env);
+      const second = await runCli(['migrate'], env);
       assert.equal(second.code, 0, second.stderr);
       assert.match(second.stdout, /up to date/);
       assert.doesNotMatch(second.stdout, /applied/);
@@ -406,7 +349,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
   describe('bad configuration', () => {
     it('PORT=abc exits with code 2 and a message naming PORT, without listening', async () => {
       for (const command of ['serve', 'dev']) {
-        const result = await runToExit([command], {
+        const result = await runCli([command], {
           DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
           PORT: 'abc',
         });
@@ -417,7 +360,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
 
     it('PORT out of range exits with code 2 naming PORT', async () => {
-      const result = await runToExit(['serve'], {
+      const result = await runCli(['serve'], {
         DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
         PORT: '70000',
       });
