@@ -1,4 +1,11 @@
-import { streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import {
+  experimental_streamLanguageModelCall as streamLanguageModelCall,
+  type ContentPart,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolSet,
+} from 'ai';
+import { assistantMessageOf } from './assistant-message.ts';
 import { canonicalFinishReason } from '../providers/finish-reason.ts';
 import { classifyProviderError, type ProviderFailure } from '../providers/error-classification.ts';
 import type { SdkReasoning } from '../providers/reasoning.ts';
@@ -68,8 +75,11 @@ export async function streamModelTurn(
   let finishReason: string | null = null;
   let usage = zeroUsage();
   const toolCalls: ToolCallRequest[] = [];
+  let content: ReadonlyArray<ContentPart<ToolSet>> = [];
   try {
-    const result = streamText({
+    // One model call, without streamText's step machinery (measurably cheaper per chunk): our loop
+    // owns the steps, and the content the SDK collects gives the assistant message for the next turn.
+    const { stream } = await streamLanguageModelCall({
       model: request.model,
       instructions: request.instructions,
       messages: request.messages,
@@ -77,13 +87,14 @@ export async function streamModelTurn(
       ...(request.toolChoice && { toolChoice: request.toolChoice }),
       ...(request.providerOptions && { providerOptions: request.providerOptions as never }),
       ...(request.reasoning && { reasoning: request.reasoning }),
-      maxRetries: 0,
       abortSignal: request.abortSignal,
       // The provider fetches `input_file_url` attachments itself; the service never downloads them.
-      experimental_download: async (urls) => urls.map(() => null),
-      onError: () => {},
+      download: async (urls) => urls.map(() => null),
+      onLanguageModelCallEnd: (event) => {
+        content = event.content;
+      },
     });
-    for await (const part of result.stream) {
+    for await (const part of stream) {
       switch (part.type) {
         case 'text-delta':
           if (part.text === '') break;
@@ -100,7 +111,7 @@ export async function streamModelTurn(
         case 'tool-call':
           toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
           break;
-        case 'finish-step':
+        case 'model-call-end':
           usage = usageOf(part.usage);
           finishReason = canonicalFinishReason(part.finishReason, part.rawFinishReason);
           break;
@@ -112,12 +123,7 @@ export async function streamModelTurn(
       }
     }
     if (failure === undefined) {
-      // Tool results are ours to give (the SDK adds its own for calls it finds invalid): keep only
-      // the assistant's messages, which carry the text, reasoning signatures and tool calls.
-      const responseMessages = ((await result.responseMessages) as ModelMessage[]).filter(
-        (message) => message.role === 'assistant',
-      );
-      return { text, finishReason, toolCalls, usage, responseMessages };
+      return { text, finishReason, toolCalls, usage, responseMessages: assistantMessageOf(content) };
     }
   } catch (error) {
     failure = error;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { openSse } from '../support/sse-client.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 
 const PNG_1x1 =
@@ -95,6 +96,40 @@ describe('Anthropic Messages protocol through a run', () => {
       .map((frame) => frame.data.data.text);
     assert.equal(thinking.join(''), 'Let me think.');
     assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, 'medium');
+  });
+
+  it('a thinking turn that calls a tool is sent back with its thinking block and signature', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue(
+      {
+        thinking: ['Let me ', 'check.'],
+        thinkingSignature: 'sig-xyz',
+        toolCalls: [{ id: 'toolu_1', name: 'lookup', input: { q: 'a' } }],
+      },
+      { text: ['done'] },
+    );
+    const created = await fixture.createRun({
+      systemPrompt: 's',
+      prompt: 'p',
+      reasoningLevel: 'medium',
+      tools: [{ kind: 'local', name: 'lookup' }],
+    });
+    const stream = await openSse(fixture.streamUrl(created.body.runId), fixture.headers);
+    for await (const frame of stream.frames) {
+      if (frame.data.type !== 'local_tool_call') continue;
+      await fixture.server.request('POST', `${fixture.ws}/agent-runs/${created.body.runId}/tool-results`, {
+        headers: fixture.headers,
+        body: { toolUseId: frame.data.data.toolUseId, result: 'ok' },
+      });
+    }
+    const replayed = (fixture.fake.requests[1]?.body as AnthropicBody).messages[1];
+    assert.deepEqual(replayed, {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Let me check.', signature: 'sig-xyz' },
+        { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'a' } },
+      ],
+    });
   });
 
   it('the label rule: 0 off, 1-35 low, 36-65 medium, 66-100 high', async () => {
