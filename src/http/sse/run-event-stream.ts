@@ -128,8 +128,10 @@ export class RunEventStream {
       return;
     }
     if (!this.#flushScheduled) {
+      // The events of one commit are published in one synchronous loop: a microtask runs right
+      // after it, so they leave in one write without waiting for the next event-loop turn.
       this.#flushScheduled = true;
-      setImmediate(() => this.#flush());
+      queueMicrotask(() => this.#flush());
     }
   }
 
