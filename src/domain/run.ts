@@ -34,6 +34,14 @@ export interface RunOutcome {
   model: ModelInfo;
 }
 
+/** The part of a run that routes and the tool-result intake decide on, read without the spec. */
+export interface RunState {
+  id: string;
+  status: RunStatus;
+  endedAt: string | null;
+  cancelRequestedAt: string | null;
+}
+
 export interface Run {
   id: string;
   workspaceId: string;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../domain/errors.ts';
-import type { Run } from '../domain/run.ts';
+import type { Run, RunState } from '../domain/run.ts';
 import type { RunRequest } from '../domain/run-spec.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
@@ -64,8 +64,8 @@ export class RunService {
   }
 
   /** Idempotent: records the request and signals the owner; an ended run is left as it is. */
-  async cancel(workspaceId: string, runId: string): Promise<Run> {
-    const run = await this.get(workspaceId, runId);
+  async cancel(workspaceId: string, runId: string): Promise<RunState> {
+    const run = await this.state(workspaceId, runId);
     if (run.endedAt !== null) return run;
     await this.#deps.runs.requestCancel(run.id);
     await this.#deps.signals.send(run.id, { kind: 'cancel' });
@@ -80,6 +80,13 @@ export class RunService {
     answer: ClientToolResult,
   ): Promise<IntakeOutcome> {
     return acceptToolResult(this.#deps, workspaceId, runId, toolUseId, answer);
+  }
+
+  /** Whether the run exists in the workspace, and where it stands (404 `Run not found` otherwise). */
+  async state(workspaceId: string, runId: string): Promise<RunState> {
+    const run = await this.#deps.runs.findState(workspaceId, runId);
+    if (!run) throw new NotFoundError('Run not found');
+    return run;
   }
 
   async get(workspaceId: string, runId: string): Promise<Run> {

@@ -34,7 +34,7 @@ export async function acceptToolResult(
   toolUseId: string,
   answer: ClientToolResult,
 ): Promise<IntakeOutcome> {
-  const run = await deps.runs.findById(workspaceId, runId);
+  const run = await deps.runs.findState(workspaceId, runId);
   if (!run) throw new NotFoundError('Run not found');
   if (run.endedAt !== null) {
     if (run.status === 'cancelled') return 'ignored_after_cancel';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type { Run, RunStatus } from '../../domain/run.ts';
+import type { Run, RunState, RunStatus } from '../../domain/run.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, RunsTable } from '../schema.ts';
@@ -56,6 +56,24 @@ export class RunRepository {
       .where('id', '=', id)
       .executeTakeFirst();
     return row && toRun(row);
+  }
+
+  /** Status only: no spec, metadata or usage to read and parse (stream opens, cancels, tool results). */
+  async findState(workspaceId: string, id: string): Promise<RunState | undefined> {
+    const row = await this.#db
+      .selectFrom('runs')
+      .select(['id', 'status', 'ended_at', 'cancel_requested_at'])
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return (
+      row && {
+        id: row.id,
+        status: row.status as RunStatus,
+        endedAt: row.ended_at,
+        cancelRequestedAt: row.cancel_requested_at,
+      }
+    );
   }
 
   /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */

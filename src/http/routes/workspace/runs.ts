@@ -37,7 +37,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
   );
 
   app.get<{ Params: RunParams }>('/agent-runs/:runId/stream', async (request, reply) => {
-    const run = await engine.runs.get(principalOf(request).workspace.id, request.params.runId);
+    const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
     const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
     reply.hijack();
     const stream = new RunEventStream(reply.raw, run.id, afterSeq, {
