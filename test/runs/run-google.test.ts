@@ -1,0 +1,442 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { startFakeGoogle } from '../fakes/fake-google.ts';
+import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
+import { textOf, types } from '../support/run-fixture.ts';
+import { readAll, type SseFrame } from '../support/sse-client.ts';
+import { watchStream, type RunWatch } from '../support/stream-watch.ts';
+import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON */
+/** A Gemini `generateContent` request body as the fake recorded it. */
+type GeminiBody = {
+  contents: Array<{ role: string; parts: Array<Record<string, any>> }>;
+  systemInstruction?: { parts: Array<{ text: string }> };
+  generationConfig?: { thinkingConfig?: Record<string, any>; maxOutputTokens?: number };
+  tools?: Array<{ functionDeclarations?: Array<Record<string, any>> }>;
+};
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+const MODEL = 'gemini-2.5-flash';
+const STREAM_PATH = `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`;
+
+const WEATHER_TOOL = {
+  kind: 'local',
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+} as const;
+
+const bodyOf = (request: RecordedRequest | undefined): GeminiBody => {
+  if (!request) throw new Error('no such provider request');
+  return request.body as GeminiBody;
+};
+
+const ofType = (frames: readonly SseFrame[], type: string) =>
+  frames.filter((frame) => frame.data.type === type);
+
+describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () => {
+  let server: TestServer;
+  let fake: FakeProviderServer;
+  let ws: string;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    fake = await startFakeGoogle();
+    server = await startTestServer({
+      engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, shutdownGraceMs: 200 },
+    });
+    const workspace = await createWorkspaceWithKey(server, 'acme', {
+      rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
+    });
+    ws = workspace.ws;
+    headers = bearer(workspace.key);
+    const provider = await server.admin('POST', `/workspaces/${workspace.slug}/providers`, {
+      provider: 'google',
+      api: 'google-generative-ai',
+      baseUrl: fake.url,
+      apiKey: 'g-fake',
+      models: [{ vendorModelId: MODEL }],
+      isDefault: true,
+    });
+    assert.equal(provider.status, 201, JSON.stringify(provider.body));
+  });
+  after(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+  beforeEach(() => fake.reset());
+
+  const streamUrl = (runId: string) => `${server.baseUrl}${ws}/agent-runs/${runId}/stream`;
+
+  async function createRun(body: Record<string, unknown>): Promise<string> {
+    const created = await server.request('POST', `${ws}/agent-runs`, { body, headers });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    return created.body.runId as string;
+  }
+
+  async function runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }> {
+    const runId = await createRun(body);
+    return { runId, frames: await readAll(streamUrl(runId), headers) };
+  }
+
+  async function startRun(body: Record<string, unknown>): Promise<RunWatch> {
+    const runId = await createRun(body);
+    return watchStream(streamUrl(runId), headers, runId);
+  }
+
+  it('a plain reply streams deltas, one assistant_message (end_turn) and a result with usage in its buckets', async () => {
+    // On the wire: promptTokenCount 100 (60 of them cachedContentTokenCount), candidatesTokenCount 15,
+    // thoughtsTokenCount 5. The spec's tokens: inputTokens is the whole prompt (cached included),
+    // cachedTokens its cached slice, outputTokens candidates + thoughts, reasoningTokens the thoughts.
+    fake.enqueue({
+      text: ['Hello', ', world.'],
+      usage: { inputTokens: 100, cachedTokens: 60, outputTokens: 20, reasoningTokens: 5 },
+    });
+    const { frames } = await runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
+
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'result']);
+    assert.equal(textOf(frames), 'Hello, world.');
+    const message = frames[2]?.data.data;
+    assert.equal(message?.text, 'Hello, world.');
+    assert.equal(message?.finishReason, 'end_turn');
+    assert.equal(message?.toolCalls, undefined);
+    const result = frames[3]?.data.data;
+    assert.equal(result?.text, 'Hello, world.');
+    assert.equal(result?.turns, 1);
+    assert.deepEqual(result?.tokens, {
+      inputTokens: 100,
+      cachedTokens: 60,
+      reasoningTokens: 5,
+      outputTokens: 20,
+    });
+    assert.equal(result?.model.vendorModelId, MODEL);
+    assert.equal(result?.model.reasoningEffort, undefined, 'no level was requested');
+
+    assert.equal(fake.requests.length, 1);
+    const request = fake.requests[0];
+    assert.equal(request?.method, 'POST');
+    assert.equal(request?.path, STREAM_PATH);
+    assert.equal(request?.headers['x-goog-api-key'], 'g-fake');
+    assert.equal(request?.headers.authorization, undefined, 'the key goes only in x-goog-api-key');
+    const body = bodyOf(request);
+    assert.deepEqual(body.systemInstruction, { parts: [{ text: 'You are terse.' }] });
+    assert.ok(
+      !body.contents.some((content) => (content.role as string) === 'system'),
+      'the system prompt is not a content',
+    );
+    assert.deepEqual(body.contents.at(-1), { role: 'user', parts: [{ text: 'hi' }] });
+    assert.equal(body.generationConfig?.thinkingConfig, undefined, 'no thinking config without a level');
+  });
+
+  it("reasoningLevel 'high' asks for thoughts (includeThoughts) and streams thought parts as thinking_delta", async () => {
+    fake.enqueue({
+      thinking: ['Weighing ', 'the options.'],
+      text: ['Answer.'],
+      usage: { inputTokens: 50, outputTokens: 40, reasoningTokens: 30 },
+    });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 'high' });
+
+    const thinkingConfig = bodyOf(fake.requests.at(-1)).generationConfig?.thinkingConfig;
+    assert.equal(thinkingConfig?.includeThoughts, true);
+    // gemini-2.5-flash takes a budget: the SDK maps the portable `reasoning: 'high'` onto one.
+    assert.equal(typeof thinkingConfig?.thinkingBudget, 'number');
+    assert.ok(thinkingConfig.thinkingBudget > 0, JSON.stringify(thinkingConfig));
+    assert.deepEqual(
+      ofType(frames, 'thinking_delta').map((frame) => frame.data.data.text),
+      ['Weighing ', 'the options.'],
+    );
+    assert.deepEqual(types(frames), [
+      'thinking_delta',
+      'thinking_delta',
+      'assistant_delta',
+      'assistant_message',
+      'result',
+    ]);
+    const result = frames.at(-1)?.data.data;
+    assert.equal(result?.text, 'Answer.');
+    assert.equal(result?.model.reasoningEffort, 'high');
+    assert.equal(result?.tokens.reasoningTokens, 30);
+    assert.equal(result?.tokens.outputTokens, 40, 'thoughts count inside outputTokens');
+  });
+
+  it('without a level no thinking config is sent, and thought parts the provider sends anyway are not streamed', async () => {
+    fake.enqueue({ thinking: ['hidden thoughts'], text: ['Quick answer.'] });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+
+    const body = bodyOf(fake.requests.at(-1));
+    assert.equal(body.generationConfig?.thinkingConfig, undefined);
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
+    assert.equal(frames.at(-1)?.data.data.text, 'Quick answer.');
+    assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, undefined);
+  });
+
+  it('a local tool call round trip: functionCall → local_tool_call → tool-results → functionResponse', async () => {
+    fake.enqueue(
+      {
+        thinking: ['I should look it up.'],
+        thinkingSignature: 'c2lnLXdlYXRoZXI=',
+        toolCalls: [{ id: 'call_weather_1', name: 'get_weather', input: { city: 'Paris' } }],
+        usage: { inputTokens: 30, outputTokens: 10 },
+      },
+      { text: ['Sunny in Paris.'], usage: { inputTokens: 60, cachedTokens: 20, outputTokens: 5 } },
+    );
+    const run = await startRun({
+      systemPrompt: 's',
+      prompt: 'weather in Paris?',
+      tools: [WEATHER_TOOL],
+      reasoningLevel: 'medium',
+    });
+    try {
+      const call = await run.waitForType('local_tool_call');
+      assert.deepEqual(call.data.data, {
+        toolUseId: 'call_weather_1',
+        name: 'get_weather',
+        args: { city: 'Paris' },
+        kind: 'local',
+      });
+      const posted = await server.request('POST', `${ws}/agent-runs/${run.runId}/tool-results`, {
+        body: { toolUseId: 'call_weather_1', result: '21C and sunny' },
+        headers,
+      });
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      const frames = await run.ended;
+
+      assert.equal(types(frames).at(-1), 'result');
+      assert.deepEqual(
+        ofType(frames, 'thinking_delta').map((frame) => frame.data.data.text),
+        ['I should look it up.'],
+      );
+      const messages = ofType(frames, 'assistant_message').map((frame) => frame.data.data);
+      assert.equal(messages.length, 2);
+      // Gemini says STOP for a turn with function calls; the unified reason wins.
+      assert.equal(messages[0]?.finishReason, 'tool_use');
+      assert.deepEqual(messages[0]?.toolCalls, [
+        { id: 'call_weather_1', name: 'get_weather', input: { city: 'Paris' } },
+      ]);
+      assert.equal(messages[1]?.finishReason, 'end_turn');
+      assert.deepEqual(
+        ofType(frames, 'local_tool_result_in').map((frame) => frame.data.data.output),
+        ['21C and sunny'],
+      );
+      const result = frames.at(-1)?.data.data;
+      assert.equal(result?.text, 'Sunny in Paris.');
+      assert.equal(result?.turns, 2);
+      assert.deepEqual(result?.tokens, {
+        inputTokens: 90,
+        cachedTokens: 20,
+        reasoningTokens: 0,
+        outputTokens: 15,
+      });
+
+      assert.equal(fake.requests.length, 2);
+      const first = bodyOf(fake.requests[0]);
+      const declaration = first.tools
+        ?.flatMap((tool) => tool.functionDeclarations ?? [])
+        .find((entry) => entry.name === 'get_weather');
+      assert.ok(declaration, `the tool is declared: ${JSON.stringify(first.tools)}`);
+      assert.equal(declaration.description, 'Current weather for a city.');
+      // The JSON Schema goes as is, in parametersJsonSchema (not the OpenAPI-subset `parameters`).
+      assert.deepEqual(declaration.parametersJsonSchema?.required, ['city']);
+      assert.equal(declaration.parametersJsonSchema?.properties?.city?.type, 'string');
+
+      const contents = bodyOf(fake.requests[1]).contents;
+      const modelTurn = contents.findIndex((content) =>
+        content.parts.some((part) => part.functionCall !== undefined),
+      );
+      assert.ok(modelTurn >= 0, `the model's functionCall is replayed: ${JSON.stringify(contents)}`);
+      assert.equal(contents[modelTurn]?.role, 'model');
+      const callPart = contents[modelTurn]?.parts.find((part) => part.functionCall !== undefined);
+      assert.deepEqual(callPart?.functionCall, {
+        id: 'call_weather_1',
+        name: 'get_weather',
+        args: { city: 'Paris' },
+      });
+      // Gemini rejects a replayed thinking turn's functionCall without its thought signature.
+      assert.equal(callPart?.thoughtSignature, 'c2lnLXdlYXRoZXI=');
+
+      const responseTurn = contents[modelTurn + 1];
+      assert.equal(responseTurn?.role, 'user', 'the functionResponse follows its call');
+      assert.deepEqual(responseTurn?.parts, [
+        {
+          functionResponse: {
+            id: 'call_weather_1',
+            name: 'get_weather',
+            response: { name: 'get_weather', content: '21C and sunny' },
+          },
+        },
+      ]);
+    } finally {
+      run.close();
+    }
+  });
+
+  it('reasoningLevel 0 turns thinking off (budget 0 on 2.5 Flash, no includeThoughts) and streams no thinking_delta', async () => {
+    fake.enqueue({ thinking: ['hidden thoughts'], text: ['Quick answer.'] });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 0 });
+
+    const thinkingConfig = bodyOf(fake.requests.at(-1)).generationConfig?.thinkingConfig;
+    assert.deepEqual(thinkingConfig, { thinkingBudget: 0, includeThoughts: false });
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
+    assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, 'off');
+  });
+
+  it('a functionCall without an id (Gemini 2.5) gets one from the SDK that round-trips to the functionResponse', async () => {
+    const idless = await startFakeGoogle(
+      [
+        { toolCalls: [{ id: 'unused', name: 'get_weather', input: { city: 'Oslo' } }] },
+        { text: ['Cold in Oslo.'] },
+      ],
+      { functionCallIds: false },
+    );
+    try {
+      const other = await createWorkspaceWithKey(server, 'idless', {
+        rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
+      });
+      const otherHeaders = bearer(other.key);
+      const provider = await server.admin('POST', `/workspaces/${other.slug}/providers`, {
+        provider: 'google',
+        api: 'google-generative-ai',
+        baseUrl: idless.url,
+        apiKey: 'g-fake-2',
+        models: [{ vendorModelId: MODEL }],
+        isDefault: true,
+      });
+      assert.equal(provider.status, 201, JSON.stringify(provider.body));
+      const created = await server.request('POST', `${other.ws}/agent-runs`, {
+        body: { systemPrompt: 's', prompt: 'weather in Oslo?', tools: [WEATHER_TOOL] },
+        headers: otherHeaders,
+      });
+      assert.equal(created.status, 202, JSON.stringify(created.body));
+      const runId = created.body.runId as string;
+      const run = await watchStream(
+        `${server.baseUrl}${other.ws}/agent-runs/${runId}/stream`,
+        otherHeaders,
+        runId,
+      );
+      try {
+        const call = await run.waitForType('local_tool_call');
+        const toolUseId = call.data.data.toolUseId as string;
+        assert.ok(typeof toolUseId === 'string' && toolUseId !== '', 'the SDK made up an id');
+        assert.deepEqual(call.data.data.args, { city: 'Oslo' });
+        const posted = await server.request('POST', `${other.ws}/agent-runs/${runId}/tool-results`, {
+          body: { toolUseId, result: '-3C' },
+          headers: otherHeaders,
+        });
+        assert.equal(posted.status, 200, JSON.stringify(posted.body));
+        const frames = await run.ended;
+        assert.equal(types(frames).at(-1), 'result');
+        assert.equal(frames.at(-1)?.data.data.text, 'Cold in Oslo.');
+
+        assert.equal(idless.requests.length, 2);
+        assert.equal(idless.requests[1]?.headers['x-goog-api-key'], 'g-fake-2');
+        const parts = bodyOf(idless.requests[1]).contents.flatMap((content) => content.parts);
+        const functionCall = parts.find((part) => part.functionCall !== undefined)?.functionCall;
+        const functionResponse = parts.find((part) => part.functionResponse !== undefined)?.functionResponse;
+        assert.equal(functionCall?.name, 'get_weather');
+        assert.equal(functionResponse?.name, 'get_weather');
+        assert.equal(functionResponse?.response?.content, '-3C');
+        assert.equal(functionResponse?.id, functionCall?.id, 'the response answers the replayed call');
+      } finally {
+        run.close();
+      }
+    } finally {
+      await idless.close();
+    }
+  });
+
+  it('MAX_TOKENS ends in a truncation error with partialText', async () => {
+    fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'max_tokens' });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'story' });
+
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
+    assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
+    assert.equal(frames[2]?.data.data.text, 'Once upon a time');
+    const error = frames[3]?.data.data;
+    assert.equal(error?.errorClass, 'truncation');
+    assert.equal(error?.code, 'truncation');
+    assert.equal(error?.finishReason, 'max_tokens');
+    assert.equal(error?.partialText, 'Once upon a time');
+    assert.equal(error?.retryable, false);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it('a 429 RESOURCE_EXHAUSTED is retried after its RetryInfo delay and the run succeeds', async () => {
+    fake.enqueue(
+      {
+        type: 'http-error',
+        status: 429,
+        body: {
+          error: {
+            code: 429,
+            message: 'You exceeded your current quota.',
+            status: 'RESOURCE_EXHAUSTED',
+            details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.15s' }],
+          },
+        },
+      },
+      { text: ['recovered'] },
+    );
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
+    assert.equal(frames.at(-1)?.data.data.text, 'recovered');
+    assert.equal(frames.at(-1)?.data.data.turns, 1);
+    assert.equal(fake.requests.length, 2);
+    const gap = (fake.requests[1]?.receivedAt ?? 0) - (fake.requests[0]?.receivedAt ?? 0);
+    assert.ok(gap >= 140, `the retry waited for the RetryInfo delay (${gap} ms)`);
+  });
+
+  it('a 503 UNAVAILABLE is retried and the run succeeds', async () => {
+    fake.enqueue(
+      { type: 'http-error', status: 503, message: 'The model is overloaded. Please try again later.' },
+      { text: ['back'] },
+    );
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+
+    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
+    assert.equal(frames.at(-1)?.data.data.text, 'back');
+    assert.equal(fake.requests.length, 2);
+  });
+
+  it('a 403 PERMISSION_DENIED is not retried: errorClass auth with the Google status', async () => {
+    fake.enqueue({
+      type: 'http-error',
+      status: 403,
+      message: "Method doesn't allow unregistered callers. Please use an API Key.",
+    });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+
+    assert.deepEqual(types(frames), ['error']);
+    const error = frames[0]?.data.data;
+    assert.equal(error?.errorClass, 'auth');
+    assert.equal(error?.retryable, false);
+    assert.equal(error?.apiStatus, 403);
+    assert.equal(error?.apiCode, 'PERMISSION_DENIED');
+    assert.match(String(error?.error), /unregistered callers/);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it('a 400 INVALID_ARGUMENT is not retried: errorClass invalid_request', async () => {
+    fake.enqueue({ type: 'http-error', status: 400, message: 'Invalid JSON payload received.' });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+
+    assert.deepEqual(types(frames), ['error']);
+    const error = frames[0]?.data.data;
+    assert.equal(error?.errorClass, 'invalid_request');
+    assert.equal(error?.retryable, false);
+    assert.equal(error?.apiStatus, 400);
+    assert.equal(error?.apiCode, 'INVALID_ARGUMENT');
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it('a SAFETY finish is reported with finishReason refusal', async () => {
+    fake.enqueue({ text: ['I cannot'], finishReason: 'refusal' });
+    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+
+    const message = ofType(frames, 'assistant_message')[0]?.data.data;
+    assert.equal(message?.finishReason, 'refusal');
+    assert.equal(message?.text, 'I cannot');
+    assert.equal(types(frames).at(-1), 'result');
+  });
+});
