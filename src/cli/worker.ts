@@ -10,7 +10,7 @@ import { onShutdownSignal } from './shutdown.ts';
  * back to the queue for another worker.
  */
 export async function worker(): Promise<void> {
-  const config = loadConfig({ ...process.env, AGENT_RUNS_ROLE: 'worker' });
+  const config = { ...loadConfig(), role: 'worker' as const };
   assertRoleRequirements(config);
   const logger = createLogger(config.logLevel);
   const service = await createService(config, { logger, dev: false });

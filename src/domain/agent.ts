@@ -1,7 +1,9 @@
 /** A tool ref as declared in an agent spec; its kinds and rules are in `tool-ref.ts`. */
 export type ToolRef = { kind: string } & Record<string, unknown>;
 
-export type ReasoningLevelInput = 'off' | 'low' | 'medium' | 'high' | number;
+import type { ReasoningLevelInput } from './usage.ts';
+
+export type { ReasoningLevelInput };
 
 /** A persisted workspace agent, run with `agentId`. */
 export interface Agent {

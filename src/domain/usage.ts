@@ -6,7 +6,11 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
+/** The named reasoning levels, and the effort label reported on `model.reasoningEffort`. */
 export type ReasoningEffortLabel = 'off' | 'low' | 'medium' | 'high';
+
+/** `reasoningLevel` as a request or an agent carries it: a label or an integer 0-100. */
+export type ReasoningLevelInput = ReasoningEffortLabel | number;
 
 /** `model` on terminal events and snapshots. */
 export interface ModelInfo {

@@ -28,6 +28,7 @@ import type { RunEmitter } from './run-emitter.ts';
 import {
   cancelledEvent,
   errorEvent,
+  modelInfoOf,
   NO_STRUCTURED_OUTPUT,
   resultEvent,
   type RunFailure,
@@ -91,8 +92,7 @@ export class RunExecution {
     this.#emitter = emitter;
     this.#signal = signals.abort;
     this.#stop = signals.stop;
-    const { model } = this.#spec.effective;
-    this.#model = { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId };
+    this.#model = modelInfoOf(this.#spec.effective.model);
   }
 
   /** Retained local tool results of this run, for its session. */

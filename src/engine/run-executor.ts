@@ -10,8 +10,7 @@ import { readResumePoint } from './resume-point.ts';
 import { RunEmitter } from './run-emitter.ts';
 import { RunExecution, type RunExecutionDeps } from './run-execution.ts';
 import { sessionTurnItems } from './session-turns.ts';
-import { errorEvent, NO_STRUCTURED_OUTPUT, type TerminalEvent } from './terminal-events.ts';
-import { zeroUsage } from './token-usage.ts';
+import { errorBeforeAnyTurn, type TerminalEvent } from './terminal-events.ts';
 
 export interface RunExecutorDeps extends RunExecutionDeps {
   runs: RunRepository;
@@ -134,18 +133,12 @@ export function sessionEnd(
 
 /** A log that cannot be continued (it should not happen): end the run with an error the client can retry. */
 function interruptedTerminal(run: Run): TerminalEvent {
-  const { model } = (run.spec as unknown as RunSpec).effective;
-  return errorEvent(
+  return errorBeforeAnyTurn(
     {
       message: 'the run was interrupted and could not be resumed; create it again',
       code: 'worker_error',
       retryable: true,
     },
-    {
-      tokens: zeroUsage(),
-      turns: 0,
-      model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId },
-    },
-    NO_STRUCTURED_OUTPUT,
+    (run.spec as unknown as RunSpec).effective.model,
   );
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../domain/errors.ts';
 import type { Run, RunState } from '../domain/run.ts';
-import type { RunRequest } from '../domain/run-spec.ts';
+import type { RunModel, RunRequest } from '../domain/run-spec.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
@@ -13,8 +13,7 @@ import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
 import type { RunQueue, RunSignals } from './ports.ts';
 import { buildRunSpec } from './run-spec-builder.ts';
-import { errorEvent, NO_STRUCTURED_OUTPUT } from './terminal-events.ts';
-import { zeroUsage } from './token-usage.ts';
+import { errorBeforeAnyTurn } from './terminal-events.ts';
 
 export interface RunServiceDeps {
   runs: RunRepository;
@@ -96,18 +95,10 @@ export class RunService {
   }
 
   /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */
-  async #failUnqueued(
-    run: Run,
-    model: { id: string; provider: string; vendorModelId: string },
-  ): Promise<void> {
-    const terminal = errorEvent(
+  async #failUnqueued(run: Run, model: RunModel): Promise<void> {
+    const terminal = errorBeforeAnyTurn(
       { message: 'the run could not be queued; create it again', code: 'queue_error', retryable: true },
-      {
-        tokens: zeroUsage(),
-        turns: 0,
-        model: { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId },
-      },
-      NO_STRUCTURED_OUTPUT,
+      model,
     );
     const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;
     await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, {

@@ -1,5 +1,7 @@
 import type { RunOutcome } from '../domain/run.ts';
+import type { RunModel } from '../domain/run-spec.ts';
 import type { ModelInfo, TokenUsage } from '../domain/usage.ts';
+import { zeroUsage } from './token-usage.ts';
 
 /** The usage triple every terminal event carries. */
 export interface UsageTriple {
@@ -107,4 +109,18 @@ export function cancelledEvent(usage: UsageTriple, finalText: string | null, rea
       ...usage,
     },
   };
+}
+
+/** `model` of the terminal events: the catalog entry a run was resolved to. */
+export function modelInfoOf(model: RunModel): ModelInfo {
+  return { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId };
+}
+
+/** The terminal `error` of a run that ends before any model call (queueing failed, log cannot be continued). */
+export function errorBeforeAnyTurn(failure: RunFailure, model: RunModel): TerminalEvent {
+  return errorEvent(
+    failure,
+    { tokens: zeroUsage(), turns: 0, model: modelInfoOf(model) },
+    NO_STRUCTURED_OUTPUT,
+  );
 }

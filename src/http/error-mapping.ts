@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.ts';
+import type { DomainError } from '../domain/errors.ts';
 
 /** The one table from domain error codes to HTTP status codes. */
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
@@ -26,5 +26,3 @@ export function errorResponse(error: DomainError): ErrorResponse {
     body: { error: error.code, message: error.message, ...error.details },
   };
 }
-
-export { DomainError };

@@ -1,21 +1,16 @@
 import type { JSONValue } from 'ai';
 import { assertNever } from '../domain/assert-never.ts';
 import type { ProviderApi } from '../domain/model.ts';
-
-/** The spec's named reasoning levels; `off` is level 0. */
-export type ReasoningLabel = 'off' | 'low' | 'medium' | 'high';
-
-/** `reasoningLevel` as a request may carry it: a label or an integer 0-100. */
-export type ReasoningLevelInput = ReasoningLabel | number;
+import type { ReasoningEffortLabel as ReasoningLabel, ReasoningLevelInput } from '../domain/usage.ts';
 
 /** The AI SDK's portable `reasoning` call setting (the subset we use). */
 export type SdkReasoning = 'none' | 'low' | 'medium' | 'high';
 
 export interface ReasoningCallSettings {
-  /** Pass to `streamText({ providerOptions })` (merge with any other provider options). */
+  /** Pass as the model call's `providerOptions` (merge with any other provider options). */
   providerOptions?: Record<string, Record<string, JSONValue>>;
   /**
-   * Pass to `streamText({ reasoning })`. The SDK resolves it against its per-model tables
+   * Pass as the model call's `reasoning`. The SDK resolves it against its per-model tables
    * (which efforts a model accepts, whether thinking can be disabled, budgets or levels), and
    * explicit provider options win where both speak.
    */

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startFakeGoogle } from '../fakes/fake-google.ts';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
-import { textOf, types } from '../support/run-fixture.ts';
-import { readAll, type SseFrame } from '../support/sse-client.ts';
-import { watchStream, type RunWatch } from '../support/stream-watch.ts';
-import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
+import { ofType, startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
+import { WEATHER_TOOL } from '../tools/tool-support.ts';
+import { watchStream } from '../support/stream-watch.ts';
+import { bearer, createWorkspaceWithKey, type TestServer } from '../support/test-server.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON */
 /** A Gemini `generateContent` request body as the fake recorded it. */
@@ -20,70 +20,27 @@ type GeminiBody = {
 const MODEL = 'gemini-2.5-flash';
 const STREAM_PATH = `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`;
 
-const WEATHER_TOOL = {
-  kind: 'local',
-  name: 'get_weather',
-  description: 'Current weather for a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-} as const;
-
 const bodyOf = (request: RecordedRequest | undefined): GeminiBody => {
   if (!request) throw new Error('no such provider request');
   return request.body as GeminiBody;
 };
-
-const ofType = (frames: readonly SseFrame[], type: string) =>
-  frames.filter((frame) => frame.data.type === type);
 
 describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () => {
   let server: TestServer;
   let fake: FakeProviderServer;
   let ws: string;
   let headers: Record<string, string>;
+  let fixture: RunFixture;
 
   before(async () => {
-    fake = await startFakeGoogle();
-    server = await startTestServer({
-      engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, shutdownGraceMs: 200 },
+    fixture = await startRunFixture('google-generative-ai', {
+      model: { vendorModelId: MODEL, apiKey: 'g-fake' },
+      engine: { shutdownGraceMs: 200 },
     });
-    const workspace = await createWorkspaceWithKey(server, 'acme', {
-      rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
-    });
-    ws = workspace.ws;
-    headers = bearer(workspace.key);
-    const provider = await server.admin('POST', `/workspaces/${workspace.slug}/providers`, {
-      provider: 'google',
-      api: 'google-generative-ai',
-      baseUrl: fake.url,
-      apiKey: 'g-fake',
-      models: [{ vendorModelId: MODEL }],
-      isDefault: true,
-    });
-    assert.equal(provider.status, 201, JSON.stringify(provider.body));
+    ({ server, fake, ws, headers } = fixture);
   });
-  after(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  after(() => fixture?.close());
   beforeEach(() => fake.reset());
-
-  const streamUrl = (runId: string) => `${server.baseUrl}${ws}/agent-runs/${runId}/stream`;
-
-  async function createRun(body: Record<string, unknown>): Promise<string> {
-    const created = await server.request('POST', `${ws}/agent-runs`, { body, headers });
-    assert.equal(created.status, 202, JSON.stringify(created.body));
-    return created.body.runId as string;
-  }
-
-  async function runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }> {
-    const runId = await createRun(body);
-    return { runId, frames: await readAll(streamUrl(runId), headers) };
-  }
-
-  async function startRun(body: Record<string, unknown>): Promise<RunWatch> {
-    const runId = await createRun(body);
-    return watchStream(streamUrl(runId), headers, runId);
-  }
 
   it('a plain reply streams deltas, one assistant_message (end_turn) and a result with usage in its buckets', async () => {
     // On the wire: promptTokenCount 100 (60 of them cachedContentTokenCount), candidatesTokenCount 15,
@@ -93,7 +50,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       text: ['Hello', ', world.'],
       usage: { inputTokens: 100, cachedTokens: 60, outputTokens: 20, reasoningTokens: 5 },
     });
-    const { frames } = await runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'result']);
     assert.equal(textOf(frames), 'Hello, world.');
@@ -135,7 +92,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       text: ['Answer.'],
       usage: { inputTokens: 50, outputTokens: 40, reasoningTokens: 30 },
     });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 'high' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 'high' });
 
     const thinkingConfig = bodyOf(fake.requests.at(-1)).generationConfig?.thinkingConfig;
     assert.equal(thinkingConfig?.includeThoughts, true);
@@ -162,7 +119,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
 
   it('without a level no thinking config is sent, and thought parts the provider sends anyway are not streamed', async () => {
     fake.enqueue({ thinking: ['hidden thoughts'], text: ['Quick answer.'] });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     const body = bodyOf(fake.requests.at(-1));
     assert.equal(body.generationConfig?.thinkingConfig, undefined);
@@ -181,7 +138,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       },
       { text: ['Sunny in Paris.'], usage: { inputTokens: 60, cachedTokens: 20, outputTokens: 5 } },
     );
-    const run = await startRun({
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'weather in Paris?',
       tools: [WEATHER_TOOL],
@@ -273,7 +230,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
 
   it('reasoningLevel 0 turns thinking off (budget 0 on 2.5 Flash, no includeThoughts) and streams no thinking_delta', async () => {
     fake.enqueue({ thinking: ['hidden thoughts'], text: ['Quick answer.'] });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 0 });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 0 });
 
     const thinkingConfig = bodyOf(fake.requests.at(-1)).generationConfig?.thinkingConfig;
     assert.deepEqual(thinkingConfig, { thinkingBudget: 0, includeThoughts: false });
@@ -347,7 +304,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
 
   it('MAX_TOKENS ends in a truncation error with partialText', async () => {
     fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'max_tokens' });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'story' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'story' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
     assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
@@ -377,7 +334,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       },
       { text: ['recovered'] },
     );
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
     assert.equal(frames.at(-1)?.data.data.text, 'recovered');
@@ -392,7 +349,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       { type: 'http-error', status: 503, message: 'The model is overloaded. Please try again later.' },
       { text: ['back'] },
     );
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
     assert.equal(frames.at(-1)?.data.data.text, 'back');
@@ -405,7 +362,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       status: 403,
       message: "Method doesn't allow unregistered callers. Please use an API Key.",
     });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     assert.deepEqual(types(frames), ['error']);
     const error = frames[0]?.data.data;
@@ -419,7 +376,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
 
   it('a 400 INVALID_ARGUMENT is not retried: errorClass invalid_request', async () => {
     fake.enqueue({ type: 'http-error', status: 400, message: 'Invalid JSON payload received.' });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     assert.deepEqual(types(frames), ['error']);
     const error = frames[0]?.data.data;
@@ -432,7 +389,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
 
   it('a SAFETY finish is reported with finishReason refusal', async () => {
     fake.enqueue({ text: ['I cannot'], finishReason: 'refusal' });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     const message = ofType(frames, 'assistant_message')[0]?.data.data;
     assert.equal(message?.finishReason, 'refusal');

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { startFakeOpenAIResponses } from '../fakes/fake-openai-responses.ts';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
-import { textOf, types } from '../support/run-fixture.ts';
-import { readAll, type SseFrame } from '../support/sse-client.ts';
-import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
-import { watchStream, type RunWatch } from '../tools/tool-support.ts';
+import { ofType, startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
+import { WEATHER_TOOL } from '../tools/tool-support.ts';
+import type { TestServer } from '../support/test-server.ts';
 
 /** The Responses API request body as the fake recorded it. */
 type ResponsesBody = {
@@ -17,77 +15,34 @@ type ResponsesBody = {
   tool_choice?: unknown;
 };
 
-const WEATHER_TOOL = {
-  kind: 'local',
-  name: 'get_weather',
-  description: 'Current weather for a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-} as const;
-
 const bodyOf = (request: RecordedRequest | undefined): ResponsesBody => {
   if (!request) throw new Error('no such provider request');
   return request.body as ResponsesBody;
 };
-
-const ofType = (frames: readonly SseFrame[], type: string) =>
-  frames.filter((frame) => frame.data.type === type);
 
 describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
   let server: TestServer;
   let fake: FakeProviderServer;
   let ws: string;
   let headers: Record<string, string>;
+  let fixture: RunFixture;
 
   before(async () => {
-    fake = await startFakeOpenAIResponses();
-    server = await startTestServer({
-      engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, shutdownGraceMs: 200 },
+    fixture = await startRunFixture('openai-responses', {
+      model: { vendorModelId: 'gpt-5-mini', apiKey: 'sk-fake' },
+      engine: { shutdownGraceMs: 200 },
     });
-    const workspace = await createWorkspaceWithKey(server, 'acme', {
-      rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
-    });
-    ws = workspace.ws;
-    headers = bearer(workspace.key);
-    const provider = await server.admin('POST', `/workspaces/${workspace.slug}/providers`, {
-      provider: 'openai',
-      api: 'openai-responses',
-      baseUrl: fake.url,
-      apiKey: 'sk-fake',
-      models: [{ vendorModelId: 'gpt-5-mini' }],
-      isDefault: true,
-    });
-    assert.equal(provider.status, 201, JSON.stringify(provider.body));
+    ({ server, fake, ws, headers } = fixture);
   });
-  after(async () => {
-    await server?.close();
-    await fake?.close();
-  });
+  after(() => fixture?.close());
   beforeEach(() => fake.reset());
-
-  const streamUrl = (runId: string) => `${server.baseUrl}${ws}/agent-runs/${runId}/stream`;
-
-  async function createRun(body: Record<string, unknown>): Promise<string> {
-    const created = await server.request('POST', `${ws}/agent-runs`, { body, headers });
-    assert.equal(created.status, 202, JSON.stringify(created.body));
-    return created.body.runId as string;
-  }
-
-  async function runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }> {
-    const runId = await createRun(body);
-    return { runId, frames: await readAll(streamUrl(runId), headers) };
-  }
-
-  async function startRun(body: Record<string, unknown>): Promise<RunWatch> {
-    const runId = await createRun(body);
-    return watchStream(streamUrl(runId), headers, runId);
-  }
 
   it('a plain reply streams deltas, one assistant_message (end_turn) and a result with usage in its buckets', async () => {
     fake.enqueue({
       text: ['Hello', ', world.'],
       usage: { inputTokens: 100, cachedTokens: 60, outputTokens: 20, reasoningTokens: 5 },
     });
-    const { frames } = await runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'result']);
     assert.equal(textOf(frames), 'Hello, world.');
@@ -127,7 +82,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
       text: ['Answer.'],
       usage: { inputTokens: 50, outputTokens: 40, reasoningTokens: 30 },
     });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 'high' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 'high' });
 
     const body = bodyOf(fake.requests.at(-1));
     assert.equal(body.reasoning?.effort, 'high');
@@ -153,7 +108,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
   it('reasoningLevel 0 sends the lowest effort gpt-5-mini accepts (minimal) and streams no thinking_delta', async () => {
     // Even if the provider streams a summary, level 0 must not surface it.
     fake.enqueue({ thinking: ['hidden thoughts'], text: ['Quick answer.'] });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 0 });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 0 });
 
     const body = bodyOf(fake.requests.at(-1));
     // The SDK maps `reasoning: 'none'` onto gpt-5-mini's efforts (minimal, low, medium, high).
@@ -174,7 +129,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
       },
       { text: ['Sunny in Paris.'], usage: { inputTokens: 60, cachedTokens: 20, outputTokens: 5 } },
     );
-    const run = await startRun({
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'weather in Paris?',
       tools: [WEATHER_TOOL],
@@ -253,7 +208,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
 
   it('max tokens (response.incomplete, max_output_tokens) ends in a truncation error with partialText', async () => {
     fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'max_tokens' });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'story' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'story' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
     assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
@@ -276,7 +231,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
       },
       { text: ['recovered'] },
     );
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
     assert.equal(frames.at(-1)?.data.data.text, 'recovered');
@@ -288,7 +243,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
 
   it('a 401 is not retried: errorClass auth with the OpenAI status and code', async () => {
     fake.enqueue({ type: 'http-error', status: 401, message: 'Incorrect API key provided' });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     assert.deepEqual(types(frames), ['error']);
     const error = frames[0]?.data.data;
@@ -301,7 +256,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
 
   it('a refusal (refusal deltas) is reported with finishReason refusal', async () => {
     fake.enqueue({ text: ['I cannot help with that.'], finishReason: 'refusal' });
-    const { frames } = await runToEnd({ systemPrompt: 's', prompt: 'p' });
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     const message = ofType(frames, 'assistant_message')[0]?.data.data;
     assert.equal(message?.finishReason, 'refusal');

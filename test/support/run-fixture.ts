@@ -1,7 +1,10 @@
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
+import { startFakeGoogle } from '../fakes/fake-google.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
+import { startFakeOpenAIResponses } from '../fakes/fake-openai-responses.ts';
 import type { FakeProviderServer, ScriptedReply } from '../fakes/scripted-reply.ts';
 import { readAll, type SseFrame } from './sse-client.ts';
+import { watchStream, type RunWatch } from './stream-watch.ts';
 import {
   bearer,
   createWorkspaceWithKey,
@@ -10,7 +13,24 @@ import {
   type TestServerOptions,
 } from './test-server.ts';
 
-export type FakeApi = 'openai-chat' | 'anthropic-messages';
+/** Each protocol's fake provider and the provider id its workspace connection is registered under. */
+const FAKES = {
+  'openai-chat': { provider: 'fakeopenai', start: startFakeOpenAIChat },
+  'anthropic-messages': { provider: 'anthropic', start: startFakeAnthropic },
+  'openai-responses': { provider: 'openai', start: startFakeOpenAIResponses },
+  'google-generative-ai': {
+    provider: 'google',
+    start: (script?: ScriptedReply[]) => startFakeGoogle(script),
+  },
+} as const;
+
+export type FakeApi = keyof typeof FAKES;
+
+export interface RunFixtureOptions extends TestServerOptions {
+  script?: ScriptedReply[];
+  /** The connection's model and key (defaults `fake-model`, `sk-fake-provider-key`): some SDKs map settings per model id. */
+  model?: { vendorModelId?: string; apiKey?: string };
+}
 
 export interface RunFixture {
   server: TestServer;
@@ -26,6 +46,8 @@ export interface RunFixture {
   ): ReturnType<TestServer['request']>;
   /** Creates a run that must be accepted, reads its stream to the end, and returns the frames. */
   runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }>;
+  /** Creates a run that must be accepted and reads its stream in the background. */
+  startRun(body: Record<string, unknown>): Promise<RunWatch>;
   streamUrl(runId: string, query?: string): string;
   close(): Promise<void>;
 }
@@ -36,12 +58,9 @@ export interface RunFixture {
  */
 export async function startRunFixture(
   api: FakeApi = 'openai-chat',
-  options: TestServerOptions & { script?: ScriptedReply[] } = {},
+  options: RunFixtureOptions = {},
 ): Promise<RunFixture> {
-  const fake =
-    api === 'openai-chat'
-      ? await startFakeOpenAIChat(options.script)
-      : await startFakeAnthropic(options.script);
+  const fake = await FAKES[api].start(options.script);
   const server = await startTestServer({
     ...options,
     engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, ...options.engine },
@@ -51,11 +70,11 @@ export async function startRunFixture(
     rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
   });
   const provider = await server.admin('POST', `/workspaces/${slug}/providers`, {
-    provider: api === 'openai-chat' ? 'fakeopenai' : 'anthropic',
+    provider: FAKES[api].provider,
     api,
     baseUrl: fake.url,
-    apiKey: 'sk-fake-provider-key',
-    models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
+    apiKey: options.model?.apiKey ?? 'sk-fake-provider-key',
+    models: [{ vendorModelId: options.model?.vendorModelId ?? 'fake-model', label: 'Fake' }],
     isDefault: true,
   });
   if (provider.status !== 201)
@@ -65,6 +84,11 @@ export async function startRunFixture(
     `${server.baseUrl}${ws}/agent-runs/${runId}/stream${query}`;
   const createRun: RunFixture['createRun'] = (body, extra = {}) =>
     server.request('POST', `${ws}/agent-runs`, { body, headers: { ...headers, ...extra } });
+  const acceptedRun = async (body: Record<string, unknown>): Promise<string> => {
+    const created = await createRun(body);
+    if (created.status !== 202) throw new Error(`run: ${created.status} ${JSON.stringify(created.body)}`);
+    return created.body.runId as string;
+  };
   return {
     server,
     fake,
@@ -75,9 +99,12 @@ export async function startRunFixture(
     createRun,
     streamUrl,
     runToEnd: async (body) => {
-      const created = await createRun(body);
-      if (created.status !== 202) throw new Error(`run: ${created.status} ${JSON.stringify(created.body)}`);
-      return { runId: created.body.runId, frames: await readAll(streamUrl(created.body.runId), headers) };
+      const runId = await acceptedRun(body);
+      return { runId, frames: await readAll(streamUrl(runId), headers) };
+    },
+    startRun: async (body) => {
+      const runId = await acceptedRun(body);
+      return watchStream(streamUrl(runId), headers, runId);
     },
     close: async () => {
       await server.close();
@@ -92,3 +119,5 @@ export const textOf = (frames: SseFrame[]) =>
     .filter((frame) => frame.data.type === 'assistant_delta')
     .map((frame) => frame.data.data.text)
     .join('');
+export const ofType = (frames: readonly SseFrame[], type: string) =>
+  frames.filter((frame) => frame.data.type === type);

@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
-import {
-  ofType,
-  postToolResult,
-  startRun,
-  toolResultBlocks,
-  toolResultText,
-  WEATHER_TOOL,
-} from './tool-support.ts';
+import { ofType, postToolResult, toolResultBlocks, toolResultText, WEATHER_TOOL } from './tool-support.ts';
 
 describe('local_tool_call events', { timeout: 30_000 }, () => {
   let fixture: RunFixture;
@@ -23,7 +16,7 @@ describe('local_tool_call events', { timeout: 30_000 }, () => {
       { toolCalls: [{ id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
       { text: ['Sunny.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'weather?', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'weather?', tools: [WEATHER_TOOL] });
     const call = await run.waitForType('local_tool_call');
     assert.deepEqual(call.data.data, {
       toolUseId: 'toolu_1',
@@ -65,7 +58,7 @@ describe('local_tool_call events', { timeout: 30_000 }, () => {
       { toolCalls: [{ id: 'toolu_a2a', name: 'travel', input: { message: 'Plan 3 days in Rome' } }] },
       { text: ['Booked.'] },
     );
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'trip',
       tools: [{ kind: 'a2a_local', name: 'travel', agentCard }],
@@ -93,7 +86,7 @@ describe('local_tool_call events', { timeout: 30_000 }, () => {
       { toolCalls: [{ id: 'toolu_m2', name: 'add', input: {} }] },
       { text: ['Done.'] },
     );
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'go',
       tools: [

@@ -5,7 +5,6 @@ import {
   ofType,
   PNG_BASE64,
   postToolResult,
-  startRun,
   toolResultBlocks,
   toolResultText,
   WEATHER_TOOL,
@@ -24,7 +23,7 @@ describe('local tool results: the echo and what the model receives', { timeout: 
       { toolCalls: [{ id: 'toolu_f', name: 'get_weather', input: { city: 'Oslo' } }] },
       { text: ['Nice map.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'map?', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'map?', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     const csvText = 'city,temp\nOslo,3\n';
     const csv = Buffer.from(csvText).toString('base64');
@@ -59,7 +58,7 @@ describe('local tool results: the echo and what the model receives', { timeout: 
       { toolCalls: [{ id: 'toolu_img', name: 'get_weather', input: { city: 'Rome' } }] },
       { text: ['I see it.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'radar?', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'radar?', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     const body = {
       toolUseId: 'toolu_img',
@@ -83,7 +82,7 @@ describe('local tool results: the echo and what the model receives', { timeout: 
       { toolCalls: [{ id: 'toolu_err', name: 'get_weather', input: { city: 'Atlantis' } }] },
       { text: ['No data.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'weather?', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'weather?', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     assert.equal(
       (
@@ -115,7 +114,7 @@ describe('local tool results: the echo and what the model receives', { timeout: 
       { toolCalls: [{ id: 'toolu_good', name: 'get_temp', input: {} }] },
       { text: ['3 degrees.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'temp?', tools: [tool] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'temp?', tools: [tool] });
     await run.waitFor(
       (frame) => frame.data.type === 'local_tool_call' && frame.data.data.toolUseId === 'toolu_bad',
     );

@@ -6,7 +6,6 @@ import {
   ofType,
   PNG_BASE64,
   postToolResult,
-  startRun,
   toolResultBlocks,
   toolResultText,
   WEATHER_TOOL,
@@ -38,7 +37,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
       { toolCalls: [{ id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
       { text: ['Done.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     return run;
   }
@@ -125,7 +124,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
       { toolCalls: ['r1', 'r2', 'r3', 'r4'].map((id) => ({ id, name: 'read_doc', input: {} })) },
       { text: ['All read.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'p', tools: [READ_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [READ_TOOL] });
     await run.waitFor(() => ofType(run.frames, 'local_tool_call').length === 4);
     const small = { filename: 'p.png', mimeType: 'image/png', data: PNG_BASE64 };
     const answers = [
@@ -190,7 +189,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
       },
       { text: ['Read both.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'p', tools: [READ_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [READ_TOOL] });
     await run.waitFor(() => ofType(run.frames, 'local_tool_call').length === 2);
     assert.equal((await post(run.runId, { toolUseId: 'r1', result: 'first answer' })).status, 200);
     const again = await post(run.runId, { toolUseId: 'r1', result: 'second answer' });
@@ -220,7 +219,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
       },
       { text: ['Both.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     const [first, second] = await Promise.all([
       post(run.runId, { toolUseId: 'm1', result: 'one' }),
@@ -257,7 +256,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
 
   it('after cancellation a tool-result is accepted with 200 and ignored', async () => {
     fixture.fake.enqueue({ type: 'hang' });
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
     await fixture.fake.waitForRequests(1);
     const cancel = await fixture.server.request('POST', `${fixture.ws}/agent-runs/${run.runId}/cancel`, {
       headers: fixture.headers,

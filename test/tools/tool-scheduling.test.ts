@@ -3,14 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
-import {
-  ofType,
-  postToolResult,
-  startRun,
-  toolResultBlocks,
-  toolResultText,
-  type RunWatch,
-} from './tool-support.ts';
+import { ofType, postToolResult, toolResultBlocks, toolResultText, type RunWatch } from './tool-support.ts';
 
 const READ_TOOL = {
   kind: 'local',
@@ -52,7 +45,7 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
       },
       { text: ['Read both.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'read', tools: [READ_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'read', tools: [READ_TOOL] });
     await run.waitFor(isCall('toolu_r1'));
     await run.waitFor(isCall('toolu_r2'));
     assert.deepEqual(callIds(run.frames), ['toolu_r1', 'toolu_r2']);
@@ -94,7 +87,7 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
       },
       { text: ['Wrote both.'] },
     );
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'write', tools: [WRITE_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'write', tools: [WRITE_TOOL] });
     await run.waitFor(isCall('toolu_w1'));
     await sleep(200);
     assert.deepEqual(callIds(run.frames), ['toolu_w1'], 'no second call while the first is unanswered');
@@ -134,7 +127,7 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
       },
       { text: ['Done.'] },
     );
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'merge',
       tools: [READ_TOOL, WRITE_TOOL],
@@ -166,7 +159,7 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
       },
       { text: ['Listed.'] },
     );
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'list',
       tools: [

@@ -2,10 +2,10 @@
 
 import type { RecordedRequest } from '../fakes/scripted-reply.ts';
 import type { RunFixture } from '../support/run-fixture.ts';
-import type { SseFrame } from '../support/sse-client.ts';
 import type { TestResponse } from '../support/test-server.ts';
 import { watchStream, type RunWatch } from '../support/stream-watch.ts';
 
+export { ofType } from '../support/run-fixture.ts';
 export { watchStream, type RunWatch };
 
 export const TERMINAL_TYPES: readonly string[] = ['result', 'error', 'cancelled'];
@@ -23,12 +23,6 @@ export const PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** Creates a run that must be accepted (202) and starts watching its stream. */
-export async function startRun(fixture: RunFixture, body: Record<string, unknown>): Promise<RunWatch> {
-  const created = await fixture.createRun(body);
-  if (created.status !== 202) throw new Error(`run: ${created.status} ${JSON.stringify(created.body)}`);
-  return watchStream(fixture.streamUrl(created.body.runId), fixture.headers, created.body.runId);
-}
-
 export function postToolResult(fixture: RunFixture, runId: string, body: unknown): Promise<TestResponse> {
   return fixture.server.request('POST', `${fixture.ws}/agent-runs/${runId}/tool-results`, {
     body,
@@ -39,9 +33,6 @@ export function postToolResult(fixture: RunFixture, runId: string, body: unknown
 export function snapshotOf(fixture: RunFixture, runId: string): Promise<TestResponse> {
   return fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers });
 }
-
-export const ofType = (frames: readonly SseFrame[], type: string) =>
-  frames.filter((frame) => frame.data.type === type);
 
 /** Anthropic wire: the request body as the fake recorded it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON

@@ -8,7 +8,6 @@ import {
   ofType,
   postToolResult,
   snapshotOf,
-  startRun,
   TERMINAL_TYPES,
   toolResultBlocks,
   WEATHER_TOOL,
@@ -32,7 +31,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
 
   it('no answer within localToolTimeoutMs: terminal result error_local_tool_timeout with an error, no further model turn, later posts 409', async () => {
     fixture.fake.enqueue(weatherCall('toolu_slow'), { text: ['never'] });
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'p',
       tools: [WEATHER_TOOL],
@@ -82,7 +81,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
       },
       { text: ['never'] },
     );
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'p',
       tools: [readTool],
@@ -104,7 +103,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
 
   it('cancel while waiting: the run keeps waiting, the answer is accepted and echoed, then exactly one cancelled and no new model turn', async () => {
     fixture.fake.enqueue(weatherCall('toolu_c'), { text: ['should not run'] });
-    const run = await startRun(fixture, { systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     assert.equal((await cancel(run.runId)).status, 200);
     await sleep(300);
@@ -135,7 +134,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
 
   it('cancel while waiting with no answer: the pending call times out, then the run ends cancelled', async () => {
     fixture.fake.enqueue(weatherCall('toolu_ct'), { text: ['should not run'] });
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'p',
       tools: [WEATHER_TOOL],
@@ -151,7 +150,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
   it('budgets.maxToolTurns: 1: after one tool round the next request has tool choice none and the run ends with a result', async () => {
     // The model calls a tool whenever it may; with tool choice none a provider can only answer in text.
     fixture.fake.enqueue(weatherCall('toolu_t1'), { text: ['Final answer.'] });
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'p',
       tools: [WEATHER_TOOL],
@@ -179,7 +178,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
 
   it('budgets.maxToolTurns: 2: tool choice stays auto for two tool rounds, then none', async () => {
     fixture.fake.enqueue(weatherCall('toolu_a'), weatherCall('toolu_b'), { text: ['Enough.'] });
-    const run = await startRun(fixture, {
+    const run = await fixture.startRun({
       systemPrompt: 's',
       prompt: 'p',
       tools: [WEATHER_TOOL],

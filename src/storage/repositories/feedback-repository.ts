@@ -4,14 +4,7 @@ import { newId } from '../../domain/ids.ts';
 import { nowIso } from '../json-column.ts';
 import type { Database, RunFeedbackTable } from '../schema.ts';
 
-export interface FeedbackInput {
-  workspaceId: string;
-  runId: string;
-  verdict: FeedbackVerdict;
-  explanation: string | null;
-  contentSnapshot: string | null;
-  authorApiKeyId: string | null;
-}
+export type FeedbackInput = Omit<RunFeedback, 'id' | 'createdAt' | 'updatedAt'>;
 
 export class FeedbackRepository {
   readonly #db: Kysely<Database>;
