@@ -68,7 +68,7 @@ export class RunExecutor {
         run.id,
         lastSeq,
         (error) => halt(new EventLogFailure(error)),
-        attempt,
+        this.#deps.fenceWrites ? attempt : undefined,
       );
       const resume = lastSeq > 0 ? await readResumePoint(this.#deps, run.id) : undefined;
       if (lastSeq > 0 && !resume) {

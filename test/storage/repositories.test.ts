@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConflictError } from '../../src/domain/errors.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { SecretBox } from '../../src/storage/secret-box.ts';
+import { PreparedQuery, type Param } from '../../src/storage/prepared-query.ts';
 import { ENGINES, openTestStorage } from '../support/engines.ts';
 
 for (const engine of ENGINES) {
@@ -185,6 +186,63 @@ for (const engine of ENGINES) {
       assert.ok(stored?.endedAt);
       assert.deepEqual(stored?.metadata, { a: 'b' });
       assert.equal(await repos.runs.claimAttempt(run.id), undefined, 'an ended run cannot be claimed again');
+    });
+
+    it('the event log: a commit larger than one insert statement holds lands whole, in order, for every run', async () => {
+      const ws = await newWorkspace('big-commit');
+      const newRun = () =>
+        repos.runs.create({
+          workspaceId: ws.id,
+          agentId: null,
+          sessionId: null,
+          apiKeyId: null,
+          spec: {},
+          metadata: {},
+        });
+      const [first, second] = [await newRun(), await newRun()];
+      const events = (count: number, tag: string) =>
+        Array.from({ length: count }, (_, index) => ({
+          seq: index + 1,
+          type: 'assistant_delta',
+          dataJson: JSON.stringify({ text: `${tag}${index + 1}` }),
+        }));
+      await repos.runEvents.append([
+        { runId: first.id, events: events(170, 'a') },
+        { runId: second.id, events: events(83, 'b') },
+      ]);
+      const firstLog = await repos.runEvents.readAfter(first.id, 0);
+      assert.deepEqual(
+        firstLog.map((event) => event.seq),
+        Array.from({ length: 170 }, (_, index) => index + 1),
+      );
+      assert.equal(firstLog[169]?.dataJson, '{"text":"a170"}');
+      const secondLog = await repos.runEvents.readAfter(second.id, 80, 2);
+      assert.deepEqual(
+        secondLog.map((event) => [event.seq, event.dataJson]),
+        [
+          [81, '{"text":"b81"}'],
+          [82, '{"text":"b82"}'],
+        ],
+        'readAfter honors its cursor and its limit',
+      );
+    });
+
+    it('prepared queries: each named parameter lands in its own slot and fixed values stay as built', async () => {
+      const ws = await newWorkspace('prepared');
+      const byName = new PreparedQuery((param: Param<'slug' | 'name'>) =>
+        storage.db
+          .selectFrom('workspaces')
+          .select(['id', 'slug'])
+          .where('name', '=', param<string>('name'))
+          .where('slug', '=', param<string>('slug'))
+          .where('id', '!=', 'no-such-id')
+          .limit(5),
+      );
+      assert.deepEqual(await byName.first(storage.db, { slug: 'prepared', name: 'prepared' }), {
+        id: ws.id,
+        slug: 'prepared',
+      });
+      assert.equal(await byName.first(storage.db, { slug: 'prepared', name: 'other' }), undefined);
     });
 
     it('fencing: a claim takes a new attempt, and a batch written under an older attempt is refused alone', async () => {

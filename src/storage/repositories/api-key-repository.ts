@@ -3,6 +3,7 @@ import type { ApiKey, ApiKeyUsage } from '../../domain/api-key.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Workspace } from '../../domain/workspace.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
+import { PreparedQuery, type Param } from '../prepared-query.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
 import { toWorkspace } from './workspace-repository.ts';
 
@@ -18,8 +19,26 @@ export interface NewApiKey {
 
 export class ApiKeyRepository {
   readonly #db: Kysely<Database>;
+  /** Every authenticated request runs it: compiled once (see PreparedQuery). */
+  readonly #findByHash;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#findByHash = new PreparedQuery((param: Param<'keyHash'>) =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+        .selectAll('api_keys')
+        .select([
+          'workspaces.slug as ws_slug',
+          'workspaces.name as ws_name',
+          'workspaces.features as ws_features',
+          'workspaces.rate_limits as ws_rate_limits',
+          'workspaces.created_at as ws_created_at',
+          'workspaces.updated_at as ws_updated_at',
+        ])
+        .where('api_keys.key_hash', '=', param<string>('keyHash')),
+    );
   }
 
   async create(input: NewApiKey): Promise<ApiKey> {
@@ -42,20 +61,7 @@ export class ApiKeyRepository {
 
   /** The key with this hash and its workspace (one query), revoked or not: the caller decides what a revoked key means. */
   async findByHash(keyHash: string): Promise<{ apiKey: ApiKey; workspace: Workspace } | undefined> {
-    const row = await this.#db
-      .selectFrom('api_keys')
-      .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-      .selectAll('api_keys')
-      .select([
-        'workspaces.slug as ws_slug',
-        'workspaces.name as ws_name',
-        'workspaces.features as ws_features',
-        'workspaces.rate_limits as ws_rate_limits',
-        'workspaces.created_at as ws_created_at',
-        'workspaces.updated_at as ws_updated_at',
-      ])
-      .where('api_keys.key_hash', '=', keyHash)
-      .executeTakeFirst();
+    const row = await this.#findByHash.first(this.#db, { keyHash });
     if (!row) return undefined;
     return {
       apiKey: toApiKey(row),

@@ -3,6 +3,7 @@ import { isPostgres } from '../dialect.ts';
 import type { EventBatch, EventStore } from '../../engine/ports.ts';
 import type { SerializedRunEvent } from '../../domain/run.ts';
 import { nowIso, toJson } from '../json-column.ts';
+import { PreparedQuery } from '../prepared-query.ts';
 import { appendSessionTurn, releaseSessionRun } from './session-repository.ts';
 import type { Database } from '../schema.ts';
 
@@ -29,6 +30,12 @@ async function fencedRuns(trx: Kysely<Database>, batches: readonly EventBatch[])
   return fenced;
 }
 
+/** Commits hold one event-loop turn of events; bigger ones are split so each row count compiles once. */
+const MAX_ROWS_PER_INSERT = 100;
+
+type OutcomeParam =
+  'runId' | 'status' | 'finalText' | 'error' | 'failureReason' | 'tokens' | 'turns' | 'model' | 'endedAt';
+
 /**
  * The persisted event log, the source of truth of every run. All batches of
  * one append commit in one transaction with the terminal outcomes they carry;
@@ -37,8 +44,41 @@ async function fencedRuns(trx: Kysely<Database>, batches: readonly EventBatch[])
  */
 export class RunEventRepository implements EventStore {
   readonly #db: Kysely<Database>;
+  /** Multi-row inserts by row count (commits carry 1 to a few hundred events; larger ones go in chunks). */
+  readonly #inserts = new Map<number, PreparedQuery<string, unknown>>();
+  readonly #recordOutcome: PreparedQuery<OutcomeParam, unknown>;
+  readonly #readAfter: PreparedQuery<
+    'runId' | 'afterSeq' | 'limit',
+    { seq: number; type: string; data: string }
+  >;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#recordOutcome = new PreparedQuery((param) =>
+      db
+        .updateTable('runs')
+        .set({
+          status: param('status'),
+          final_text: param('finalText'),
+          error: param('error'),
+          failure_reason: param('failureReason'),
+          tokens: param('tokens'),
+          turns: param('turns'),
+          model: param('model'),
+          updated_at: param('endedAt'),
+          ended_at: param('endedAt'),
+        })
+        .where('id', '=', param<string>('runId')),
+    );
+    this.#readAfter = new PreparedQuery((param) =>
+      db
+        .selectFrom('run_events')
+        .select(['seq', 'type', 'data'])
+        .where('run_id', '=', param<string>('runId'))
+        .where('seq', '>', param<number>('afterSeq'))
+        .orderBy('seq')
+        .limit(param<number>('limit')),
+    );
   }
 
   async append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>> {
@@ -52,51 +92,65 @@ export class RunEventRepository implements EventStore {
   }
 
   async #write(trx: Kysely<Database>, batches: readonly EventBatch[], createdAt: string): Promise<void> {
-    const rows = batches.flatMap(({ runId, events }) =>
-      events.map((event) => ({
-        run_id: runId,
-        seq: event.seq,
-        type: event.type,
-        data: event.dataJson,
-        created_at: createdAt,
-      })),
-    );
-    if (rows.length === 0) return;
-    await trx.insertInto('run_events').values(rows).execute();
+    const values: Record<string, unknown> = { createdAt };
+    let count = 0;
+    for (const { runId, events } of batches) {
+      for (const event of events) {
+        values[`r${count}`] = runId;
+        values[`s${count}`] = event.seq;
+        values[`t${count}`] = event.type;
+        values[`d${count}`] = event.dataJson;
+        count++;
+        if (count === MAX_ROWS_PER_INSERT) {
+          await this.#insert(count).execute(trx, values);
+          count = 0;
+        }
+      }
+    }
+    if (count > 0) await this.#insert(count).execute(trx, values);
     for (const { runId, outcome, session } of batches) {
       if (session) {
         if (session.append) await appendSessionTurn(trx, session.sessionId, session.runId, session.append);
         else await releaseSessionRun(trx, session.sessionId, session.runId);
       }
       if (!outcome) continue;
-      await trx
-        .updateTable('runs')
-        .set({
-          status: outcome.status,
-          final_text: outcome.finalText,
-          error: outcome.error,
-          failure_reason: outcome.failureReason && toJson(outcome.failureReason),
-          tokens: toJson(outcome.tokens),
-          turns: outcome.turns,
-          model: toJson(outcome.model),
-          updated_at: createdAt,
-          ended_at: createdAt,
-        })
-        .where('id', '=', runId)
-        .execute();
+      await this.#recordOutcome.execute(trx, {
+        runId,
+        status: outcome.status,
+        finalText: outcome.finalText,
+        error: outcome.error,
+        failureReason: outcome.failureReason && toJson(outcome.failureReason),
+        tokens: toJson(outcome.tokens),
+        turns: outcome.turns,
+        model: toJson(outcome.model),
+        endedAt: createdAt,
+      });
     }
+  }
+
+  /** `insert into run_events … values (…), (…)` for `rows` rows: parameters r<i>, s<i>, t<i>, d<i> and createdAt. */
+  #insert(rows: number): PreparedQuery<string, unknown> {
+    let query = this.#inserts.get(rows);
+    if (!query) {
+      query = new PreparedQuery((param) =>
+        this.#db.insertInto('run_events').values(
+          Array.from({ length: rows }, (_, i) => ({
+            run_id: param<string>(`r${i}`),
+            seq: param<number>(`s${i}`),
+            type: param<string>(`t${i}`),
+            data: param<string>(`d${i}`),
+            created_at: param<string>('createdAt'),
+          })),
+        ),
+      );
+      this.#inserts.set(rows, query);
+    }
+    return query;
   }
 
   /** Events with `seq > afterSeq`, in order, at most `limit`. */
   async readAfter(runId: string, afterSeq: number, limit = 1000): Promise<SerializedRunEvent[]> {
-    const rows = await this.#db
-      .selectFrom('run_events')
-      .select(['seq', 'type', 'data'])
-      .where('run_id', '=', runId)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
+    const { rows } = await this.#readAfter.execute(this.#db, { runId, afterSeq, limit });
     return rows.map((row) => ({ seq: row.seq, type: row.type, dataJson: row.data }));
   }
 

@@ -3,6 +3,7 @@ import { newId } from '../../domain/ids.ts';
 import type { Run, RunState, RunStatus } from '../../domain/run.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
+import { PreparedQuery } from '../prepared-query.ts';
 import type { Database, RunsTable } from '../schema.ts';
 
 export interface NewRun {
@@ -15,10 +16,62 @@ export interface NewRun {
   metadata: Record<string, string>;
 }
 
+type RunRow = Selectable<RunsTable>;
+
 export class RunRepository {
   readonly #db: Kysely<Database>;
+  // The statements every run goes through, compiled once (see PreparedQuery).
+  readonly #insert: PreparedQuery<keyof RunRow, unknown>;
+  readonly #findState: PreparedQuery<
+    'workspaceId' | 'id',
+    Pick<RunRow, 'id' | 'status' | 'ended_at' | 'cancel_requested_at'>
+  >;
+  readonly #claim: PreparedQuery<'id' | 'now', RunRow>;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#insert = new PreparedQuery((param) =>
+      db.insertInto('runs').values({
+        id: param('id'),
+        workspace_id: param('workspace_id'),
+        agent_id: param('agent_id'),
+        session_id: param('session_id'),
+        api_key_id: param('api_key_id'),
+        status: param('status'),
+        spec: param('spec'),
+        metadata: param('metadata'),
+        final_text: param('final_text'),
+        error: param('error'),
+        failure_reason: param('failure_reason'),
+        tokens: param('tokens'),
+        turns: param('turns'),
+        model: param('model'),
+        cancel_requested_at: param('cancel_requested_at'),
+        attempt: param('attempt'),
+        created_at: param('created_at'),
+        updated_at: param('updated_at'),
+        ended_at: param('ended_at'),
+      }),
+    );
+    this.#findState = new PreparedQuery((param) =>
+      db
+        .selectFrom('runs')
+        .select(['id', 'status', 'ended_at', 'cancel_requested_at'])
+        .where('workspace_id', '=', param<string>('workspaceId'))
+        .where('id', '=', param<string>('id')),
+    );
+    this.#claim = new PreparedQuery((param) =>
+      db
+        .updateTable('runs')
+        .set((eb) => ({
+          attempt: eb('attempt', '+', 1),
+          status: 'running',
+          updated_at: param<string>('now'),
+        }))
+        .where('id', '=', param<string>('id'))
+        .where('ended_at', 'is', null)
+        .returningAll(),
+    );
   }
 
   async create(input: NewRun): Promise<Run> {
@@ -43,8 +96,8 @@ export class RunRepository {
       created_at: now,
       updated_at: now,
       ended_at: null,
-    } satisfies Selectable<RunsTable>;
-    await this.#db.insertInto('runs').values(row).execute();
+    } satisfies RunRow;
+    await this.#insert.execute(this.#db, row);
     return toRun(row);
   }
 
@@ -60,12 +113,7 @@ export class RunRepository {
 
   /** Status only: no spec, metadata or usage to read and parse (stream opens, cancels, tool results). */
   async findState(workspaceId: string, id: string): Promise<RunState | undefined> {
-    const row = await this.#db
-      .selectFrom('runs')
-      .select(['id', 'status', 'ended_at', 'cancel_requested_at'])
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await this.#findState.first(this.#db, { workspaceId, id });
     return (
       row && {
         id: row.id,
@@ -78,13 +126,7 @@ export class RunRepository {
 
   /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
   async claimAttempt(id: string): Promise<{ run: Run; attempt: number } | undefined> {
-    const row = await this.#db
-      .updateTable('runs')
-      .set((eb) => ({ attempt: eb('attempt', '+', 1), status: 'running', updated_at: nowIso() }))
-      .where('id', '=', id)
-      .where('ended_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.#claim.first(this.#db, { id, now: nowIso() });
     return row && { run: toRun(row), attempt: Number(row.attempt) };
   }
 
