@@ -33,7 +33,9 @@ resources and actions:
   oauth-apps   create WS --name N --redirect-uris '["https://…"]' | list WS | delete WS ID
 
 --field value becomes body field "field" (dashes to camelCase); values that parse as JSON
-(objects, arrays, numbers, true/false) are sent as such. --data JSON gives the whole body.
+(objects, arrays, numbers, true/false) are sent as such, except for fields that are always
+strings (slug, name, email, password, api-key, system-prompt, model-id, …), which are sent
+as written. --data JSON gives the whole body.
 Without --url the CLI works in-process on DATABASE_URL; with --url it calls that server's
 admin API with AGENT_RUNS_ADMIN_TOKEN. --json prints the response body only.`;
 
@@ -58,7 +60,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     if (value === undefined) throw new UsageError(`--${rawName} needs a value`);
     if (rawName === 'url') url = value;
     else if (rawName === 'data') data = parseDataFlag(value);
-    else flags[camelCase(rawName)] = parseValue(value);
+    else {
+      const field = camelCase(rawName);
+      flags[field] = STRING_FIELDS.has(field) ? value : parseValue(value);
+    }
   }
   return { positionals, flags: { ...data, ...flags }, json, url };
 }
@@ -92,6 +97,26 @@ export function toAdminRequest(args: ParsedArgs): AdminRequest {
       throw new UsageError(action ? `unknown action '${action}'` : `${resource}: name an action`);
   }
 }
+
+/** Admin API fields that are always strings: `--slug 2024` or `--name true` must not become a number or a boolean. */
+const STRING_FIELDS = new Set([
+  'slug',
+  'name',
+  'provider',
+  'api',
+  'baseUrl',
+  'apiKey',
+  'vendorModelId',
+  'label',
+  'defaultModel',
+  'systemPrompt',
+  'modelId',
+  'usage',
+  'expiresAt',
+  'description',
+  'email',
+  'password',
+]);
 
 function splitFlag(flag: string): [string, string | undefined] {
   const equals = flag.indexOf('=');

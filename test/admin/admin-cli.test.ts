@@ -149,6 +149,18 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
     assert.deepEqual(Object.keys(app).sort(), ['clientId', 'clientSecret']);
   });
 
+  it('string fields stay strings even when they look like numbers or booleans (--slug 2024, --name true)', async () => {
+    const created = json(await admin('workspaces', 'create', '--slug', '2024', '--name', 'true', '--json'));
+    assert.equal(created.slug, '2024');
+    const fetched = json(await admin('workspaces', 'get', '2024', '--json'));
+    assert.equal(fetched.name, 'true');
+    const agent = json(
+      await admin('agents', 'create', '2024', '--name', '42', '--system-prompt', '7', '--json'),
+    );
+    assert.match(agent.id, /^agt_/);
+    assert.equal(agent.slug, '42');
+  });
+
   it('delete prints nothing with --json and exits 0; the key is then revoked', async () => {
     const created = json(await admin('api-keys', 'create', 'acme', '--json'));
     const deleted = await admin('api-keys', 'delete', 'acme', created.id, '--json');
