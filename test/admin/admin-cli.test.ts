@@ -159,6 +159,7 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
     );
     assert.match(agent.id, /^agt_/);
     assert.equal(agent.slug, '42');
+    assert.equal((await admin('workspaces', 'delete', '2024', '--json')).code, 0);
   });
 
   it('delete prints nothing with --json and exits 0; the key is then revoked', async () => {
