@@ -115,48 +115,14 @@ function pad(cells: string[], widths: number[]): string {
 export function levelTable(level: LevelResult): string {
   const { direct, service, added, ratio, server } = level;
   const widths = [26, 9, 9, 8, 7];
+  const metric = (label: string, directMs: number, serviceMs: number, addedMs: number, ratioOf: number) =>
+    pad([label, f1(directMs), f1(serviceMs), signed(addedMs), f3(ratioOf)], widths);
   const rows = [
     pad(['', 'direct', 'service', 'added', 'ratio'], widths),
-    pad(
-      [
-        'first token   p50 ms',
-        f1(direct.ttft.p50),
-        f1(service.ttft.p50),
-        signed(added.ttftP50),
-        f3(ratio.ttftP50),
-      ],
-      widths,
-    ),
-    pad(
-      [
-        'first token   p99 ms',
-        f1(direct.ttft.p99),
-        f1(service.ttft.p99),
-        signed(added.ttftP99),
-        f3(ratio.ttftP99),
-      ],
-      widths,
-    ),
-    pad(
-      [
-        'terminal      p50 ms',
-        f1(direct.done.p50),
-        f1(service.done.p50),
-        signed(added.doneP50),
-        f3(ratio.doneP50),
-      ],
-      widths,
-    ),
-    pad(
-      [
-        'terminal      p99 ms',
-        f1(direct.done.p99),
-        f1(service.done.p99),
-        signed(added.doneP99),
-        f3(ratio.doneP99),
-      ],
-      widths,
-    ),
+    metric('first token   p50 ms', direct.ttft.p50, service.ttft.p50, added.ttftP50, ratio.ttftP50),
+    metric('first token   p99 ms', direct.ttft.p99, service.ttft.p99, added.ttftP99, ratio.ttftP99),
+    metric('terminal      p50 ms', direct.done.p50, service.done.p50, added.doneP50, ratio.doneP50),
+    metric('terminal      p99 ms', direct.done.p99, service.done.p99, added.doneP99, ratio.doneP99),
     pad(['runs/s', f1(direct.runsPerSec), f1(service.runsPerSec), '', ''], widths),
     `server CPU per run: ${f2(server.cpuMsPerRun)} ms (user ${f2(server.userMsPerRun)}, system ${f2(server.systemMsPerRun)}); RSS ${f1(server.rssMb)} MB, peak ${f1(server.peakRssMb)} MB`,
     `where the time goes (p50 ms from the run's start): POST answered ${f1(service.ack?.p50 ?? NaN)}, stream open ${f1(service.streamOpen?.p50 ?? NaN)}, provider has the request ${f1(service.providerRequest.p50)} (direct ${f1(direct.providerRequest.p50)}); provider request → first token at client ${f1(service.afterProvider.p50)} (direct ${f1(direct.afterProvider.p50)})`,

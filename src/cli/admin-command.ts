@@ -1,3 +1,12 @@
+import type { z } from 'zod';
+import { createAgentSchema } from '../http/routes/admin/agents.ts';
+import { createApiKeySchema } from '../http/routes/admin/api-keys.ts';
+import { createOAuthAppSchema, createUserSchema } from '../http/routes/admin/identities.ts';
+import { createOfferingSchema } from '../http/routes/admin/offerings.ts';
+import { createProviderSchema } from '../http/routes/admin/providers.ts';
+import { createToolSchema } from '../http/routes/admin/tools.ts';
+import { createWorkspaceSchema, updateWorkspaceSchema } from '../http/routes/admin/workspaces.ts';
+
 /** A parsed `agent-runs admin <resource> <action> [positionals] [--flags]` invocation, as an HTTP request. */
 export interface AdminRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -7,7 +16,10 @@ export interface AdminRequest {
 
 export interface ParsedArgs {
   positionals: string[];
-  flags: Record<string, unknown>;
+  /** `--field value` pairs as written (field names in camelCase); typed against the route's body in toAdminRequest. */
+  flags: Record<string, string>;
+  /** The `--data` object. */
+  data: Record<string, unknown>;
   json: boolean;
   url: string | undefined;
 }
@@ -33,15 +45,14 @@ resources and actions:
   oauth-apps   create WS --name N --redirect-uris '["https://…"]' | list WS | delete WS ID
 
 --field value becomes body field "field" (dashes to camelCase); values that parse as JSON
-(objects, arrays, numbers, true/false) are sent as such, except for fields that are always
-strings (slug, name, email, password, api-key, system-prompt, model-id, …), which are sent
-as written. --data JSON gives the whole body.
+(objects, arrays, numbers, true/false) are sent as such, unless the field takes that value
+as a string (--slug 2024, --name true stay strings). --data JSON gives the whole body.
 Without --url the CLI works in-process on DATABASE_URL; with --url it calls that server's
 admin API with AGENT_RUNS_ADMIN_TOKEN. --json prints the response body only.`;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];
-  const flags: Record<string, unknown> = {};
+  const flags: Record<string, string> = {};
   let json = false;
   let url: string | undefined;
   let data: Record<string, unknown> = {};
@@ -60,12 +71,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     if (value === undefined) throw new UsageError(`--${rawName} needs a value`);
     if (rawName === 'url') url = value;
     else if (rawName === 'data') data = parseDataFlag(value);
-    else {
-      const field = camelCase(rawName);
-      flags[field] = STRING_FIELDS.has(field) ? value : parseValue(value);
-    }
+    else flags[camelCase(rawName)] = value;
   }
-  return { positionals, flags: { ...data, ...flags }, json, url };
+  return { positionals, flags, data, json, url };
 }
 
 export function toAdminRequest(args: ParsedArgs): AdminRequest {
@@ -82,15 +90,20 @@ export function toAdminRequest(args: ParsedArgs): AdminRequest {
       throw new UsageError(`${resource} ${what}: name the ${resource === 'workspaces' ? 'slug' : 'id'}`);
     return `${collection}/${enc(id)}`;
   };
+  const body = (schema: BodySchema | undefined) => ({ ...args.data, ...typedFlags(args.flags, schema) });
   switch (action) {
     case 'create':
-      return { method: 'POST', path: collection, body: args.flags };
+      return { method: 'POST', path: collection, body: body(CREATE_BODIES[resource as AdminResource]) };
     case 'list':
       return { method: 'GET', path: collection };
     case 'get':
       return { method: 'GET', path: needId('get') };
     case 'update':
-      return { method: 'PATCH', path: needId('update'), body: args.flags };
+      return {
+        method: 'PATCH',
+        path: needId('update'),
+        body: body(resource === 'workspaces' ? updateWorkspaceSchema : undefined),
+      };
     case 'delete':
       return { method: 'DELETE', path: needId('delete') };
     default:
@@ -98,25 +111,34 @@ export function toAdminRequest(args: ParsedArgs): AdminRequest {
   }
 }
 
-/** Admin API fields that are always strings: `--slug 2024` or `--name true` must not become a number or a boolean. */
-const STRING_FIELDS = new Set([
-  'slug',
-  'name',
-  'provider',
-  'api',
-  'baseUrl',
-  'apiKey',
-  'vendorModelId',
-  'label',
-  'defaultModel',
-  'systemPrompt',
-  'modelId',
-  'usage',
-  'expiresAt',
-  'description',
-  'email',
-  'password',
-]);
+type AdminResource = (typeof ADMIN_RESOURCES)[number];
+type BodySchema = z.ZodObject;
+
+const CREATE_BODIES: Record<AdminResource, BodySchema> = {
+  workspaces: createWorkspaceSchema,
+  offerings: createOfferingSchema,
+  'api-keys': createApiKeySchema,
+  providers: createProviderSchema,
+  agents: createAgentSchema,
+  tools: createToolSchema,
+  users: createUserSchema,
+  'oauth-apps': createOAuthAppSchema,
+};
+
+/**
+ * Flag values typed by the field they fill: a value the field accepts as a
+ * string stays a string (`--slug 2024`, `--name true`); otherwise one that
+ * parses as JSON is sent as JSON (`--is-default true`, `--models '[…]'`).
+ * Anything still wrong is left for the server to answer with its 400.
+ */
+function typedFlags(flags: Record<string, string>, schema: BodySchema | undefined): Record<string, unknown> {
+  const typed: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(flags)) {
+    const fieldSchema = schema?.shape[field] as z.ZodType | undefined;
+    typed[field] = fieldSchema?.safeParse(value).success ? value : parseValue(value);
+  }
+  return typed;
+}
 
 function splitFlag(flag: string): [string, string | undefined] {
   const equals = flag.indexOf('=');

@@ -149,16 +149,32 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
     assert.deepEqual(Object.keys(app).sort(), ['clientId', 'clientSecret']);
   });
 
-  it('string fields stay strings even when they look like numbers or booleans (--slug 2024, --name true)', async () => {
+  it('a flag is typed by its field: values the field takes as a string stay strings (--slug 2024, --name true), others are JSON (--reasoning-level 50)', async () => {
     const created = json(await admin('workspaces', 'create', '--slug', '2024', '--name', 'true', '--json'));
     assert.equal(created.slug, '2024');
     const fetched = json(await admin('workspaces', 'get', '2024', '--json'));
     assert.equal(fetched.name, 'true');
+    const renamed = json(await admin('workspaces', 'update', '2024', '--name', '7', '--json'));
+    assert.equal(renamed.name, '7');
     const agent = json(
-      await admin('agents', 'create', '2024', '--name', '42', '--system-prompt', '7', '--json'),
+      await admin(
+        'agents',
+        'create',
+        '2024',
+        '--name',
+        '42',
+        '--system-prompt',
+        '7',
+        '--reasoning-level',
+        '50',
+        '--json',
+      ),
     );
     assert.match(agent.id, /^agt_/);
     assert.equal(agent.slug, '42');
+    const [listed] = json(await admin('agents', 'list', '2024', '--json')).agents;
+    assert.equal(listed?.systemPrompt, '7');
+    assert.equal(listed?.reasoningLevel, 50);
     assert.equal((await admin('workspaces', 'delete', '2024', '--json')).code, 0);
   });
 

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
+import {
+  assertTruncatedOnceUponATime,
+  startRunFixture,
+  types,
+  type RunFixture,
+} from '../support/run-fixture.ts';
 
 describe('provider failures: classification, retries, truncation', () => {
   let fixture: RunFixture;
@@ -88,18 +93,11 @@ describe('provider failures: classification, retries, truncation', () => {
     fixture.fake.reset();
     fixture.fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'max_tokens' });
     const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'story' });
-    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
-    assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
-    assert.equal(frames[2]?.data.data.text, 'Once upon a time');
-    const error = frames[3]?.data.data;
-    assert.equal(error?.errorClass, 'truncation');
-    assert.equal(error?.code, 'truncation');
-    assert.equal(error?.finishReason, 'max_tokens');
-    assert.equal(error?.partialText, 'Once upon a time');
+    assertTruncatedOnceUponATime(frames);
     const snapshot = await snapshotOf(runId);
     assert.equal(snapshot.body.status, 'failed');
     assert.equal(snapshot.body.finalText, 'Once upon a time');
-    assert.equal(snapshot.body.error, error?.error);
+    assert.equal(snapshot.body.error, frames[3]?.data.data.error);
     assert.deepEqual(snapshot.body.failureReason, { errorClass: 'truncation', finishReason: 'max_tokens' });
   });
 

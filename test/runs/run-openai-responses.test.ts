@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
-import { ofType, startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
+import {
+  assertPlainHelloWorldRun,
+  assertTruncatedOnceUponATime,
+  ofType,
+  startRunFixture,
+  types,
+  type RunFixture,
+} from '../support/run-fixture.ts';
 import { WEATHER_TOOL } from '../tools/tool-support.ts';
 import type { TestServer } from '../support/test-server.ts';
 
@@ -44,23 +51,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
     });
     const { frames } = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
 
-    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'result']);
-    assert.equal(textOf(frames), 'Hello, world.');
-    const message = frames[2]?.data.data;
-    assert.equal(message?.text, 'Hello, world.');
-    assert.equal(message?.finishReason, 'end_turn');
-    assert.equal(message?.toolCalls, undefined);
-    const result = frames[3]?.data.data;
-    assert.equal(result?.text, 'Hello, world.');
-    assert.equal(result?.turns, 1);
-    assert.deepEqual(result?.tokens, {
-      inputTokens: 100,
-      cachedTokens: 60,
-      reasoningTokens: 5,
-      outputTokens: 20,
-    });
-    assert.equal(result?.model.vendorModelId, 'gpt-5-mini');
-    assert.equal(result?.model.reasoningEffort, undefined, 'no level was requested');
+    assertPlainHelloWorldRun(frames, 'gpt-5-mini');
 
     assert.equal(fake.requests.length, 1);
     const request = fake.requests[0];
@@ -210,15 +201,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
     fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'max_tokens' });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'story' });
 
-    assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
-    assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
-    assert.equal(frames[2]?.data.data.text, 'Once upon a time');
-    const error = frames[3]?.data.data;
-    assert.equal(error?.errorClass, 'truncation');
-    assert.equal(error?.code, 'truncation');
-    assert.equal(error?.finishReason, 'max_tokens');
-    assert.equal(error?.partialText, 'Once upon a time');
-    assert.equal(error?.retryable, false);
+    assertTruncatedOnceUponATime(frames);
   });
 
   it('a 429 with retry-after-ms is retried after the hinted delay and the run succeeds', async () => {

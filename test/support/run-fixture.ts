@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { startFakeGoogle } from '../fakes/fake-google.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
@@ -121,3 +122,46 @@ export const textOf = (frames: SseFrame[]) =>
     .join('');
 export const ofType = (frames: readonly SseFrame[], type: string) =>
   frames.filter((frame) => frame.data.type === type);
+
+/**
+ * The events of a plain 'Hello' + ', world.' reply whose usage the fake reported as
+ * 100 input (60 cached), 20 output (5 reasoning): two deltas, one assistant_message
+ * ending the turn without tool calls, and a result with the text, one turn, those tokens and no
+ * reasoning label (no level was requested).
+ */
+export function assertPlainHelloWorldRun(frames: SseFrame[], vendorModelId: string): void {
+  assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'result']);
+  assert.equal(textOf(frames), 'Hello, world.');
+  const message = frames[2]?.data.data;
+  assert.equal(message?.text, 'Hello, world.');
+  assert.equal(message?.finishReason, 'end_turn');
+  assert.equal(message?.toolCalls, undefined);
+  const result = frames[3]?.data.data;
+  assert.equal(result?.text, 'Hello, world.');
+  assert.equal(result?.turns, 1);
+  assert.deepEqual(result?.tokens, {
+    inputTokens: 100,
+    cachedTokens: 60,
+    reasoningTokens: 5,
+    outputTokens: 20,
+  });
+  assert.equal(result?.model.vendorModelId, vendorModelId);
+  assert.equal(result?.model.reasoningEffort, undefined, 'no level was requested');
+}
+
+/**
+ * The truncation contract for a 'Once upon ' + 'a time' reply cut at max_tokens: the deltas, an
+ * assistant_message with finishReason max_tokens, then an error of class truncation carrying the
+ * partial text, not retryable.
+ */
+export function assertTruncatedOnceUponATime(frames: SseFrame[]): void {
+  assert.deepEqual(types(frames), ['assistant_delta', 'assistant_delta', 'assistant_message', 'error']);
+  assert.equal(frames[2]?.data.data.finishReason, 'max_tokens');
+  assert.equal(frames[2]?.data.data.text, 'Once upon a time');
+  const error = frames[3]?.data.data;
+  assert.equal(error?.errorClass, 'truncation');
+  assert.equal(error?.code, 'truncation');
+  assert.equal(error?.finishReason, 'max_tokens');
+  assert.equal(error?.partialText, 'Once upon a time');
+  assert.equal(error?.retryable, false);
+}

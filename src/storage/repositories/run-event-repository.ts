@@ -30,8 +30,16 @@ async function fencedRuns(trx: Kysely<Database>, batches: readonly EventBatch[])
   return fenced;
 }
 
-/** Commits hold one event-loop turn of events; bigger ones are split so each row count compiles once. */
+/** Rows per insert statement: a bigger commit is split, so at most this many statement shapes get compiled. */
 const MAX_ROWS_PER_INSERT = 100;
+
+/** The parameter names of row `i` of the multi-row insert, made once rather than per event. */
+const ROW_PARAMS = Array.from({ length: MAX_ROWS_PER_INSERT }, (_, i) => ({
+  runId: `r${i}`,
+  seq: `s${i}`,
+  type: `t${i}`,
+  data: `d${i}`,
+}));
 
 type OutcomeParam =
   'runId' | 'status' | 'finalText' | 'error' | 'failureReason' | 'tokens' | 'turns' | 'model' | 'endedAt';
@@ -44,7 +52,7 @@ type OutcomeParam =
  */
 export class RunEventRepository implements EventStore {
   readonly #db: Kysely<Database>;
-  /** Multi-row inserts by row count (commits carry 1 to a few hundred events; larger ones go in chunks). */
+  /** The event insert for each row count used so far. */
   readonly #inserts = new Map<number, PreparedQuery<string, unknown>>();
   readonly #recordOutcome: PreparedQuery<OutcomeParam, unknown>;
   readonly #readAfter: PreparedQuery<
@@ -96,10 +104,11 @@ export class RunEventRepository implements EventStore {
     let count = 0;
     for (const { runId, events } of batches) {
       for (const event of events) {
-        values[`r${count}`] = runId;
-        values[`s${count}`] = event.seq;
-        values[`t${count}`] = event.type;
-        values[`d${count}`] = event.dataJson;
+        const names = ROW_PARAMS[count] as (typeof ROW_PARAMS)[number];
+        values[names.runId] = runId;
+        values[names.seq] = event.seq;
+        values[names.type] = event.type;
+        values[names.data] = event.dataJson;
         count++;
         if (count === MAX_ROWS_PER_INSERT) {
           await this.#insert(count).execute(trx, values);
@@ -128,17 +137,17 @@ export class RunEventRepository implements EventStore {
     }
   }
 
-  /** `insert into run_events … values (…), (…)` for `rows` rows: parameters r<i>, s<i>, t<i>, d<i> and createdAt. */
+  /** `insert into run_events … values (…), (…)` with `rows` rows named by ROW_PARAMS, all stamped `createdAt`. */
   #insert(rows: number): PreparedQuery<string, unknown> {
     let query = this.#inserts.get(rows);
     if (!query) {
       query = new PreparedQuery((param) =>
         this.#db.insertInto('run_events').values(
-          Array.from({ length: rows }, (_, i) => ({
-            run_id: param<string>(`r${i}`),
-            seq: param<number>(`s${i}`),
-            type: param<string>(`t${i}`),
-            data: param<string>(`d${i}`),
+          ROW_PARAMS.slice(0, rows).map((names) => ({
+            run_id: param<string>(names.runId),
+            seq: param<number>(names.seq),
+            type: param<string>(names.type),
+            data: param<string>(names.data),
             created_at: param<string>('createdAt'),
           })),
         ),

@@ -9,7 +9,8 @@ import { reasoningLevelSchema, slugSchema } from '../../schemas/common.ts';
 import { toolRefsSchema } from '../../schemas/tool-ref.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
-const createSchema = z.strictObject({
+/** The body of `POST …/agents` (also read by the admin CLI to type its flags). */
+export const createAgentSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   slug: slugSchema.optional(),
   systemPrompt: z.string().min(1, 'must not be empty').max(200_000),
@@ -24,7 +25,7 @@ type Params = { slug: string };
 
 export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
   app.post<{ Params: Params }>('/workspaces/:slug/agents', async (request, reply) => {
-    const body = parseInput(createSchema, request.body);
+    const body = parseInput(createAgentSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     if (body.modelId !== undefined && body.useWorkspaceDefaultModel) {
       throw new InvalidRequestError('modelId: leave it out when useWorkspaceDefaultModel is true');

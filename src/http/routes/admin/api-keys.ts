@@ -7,7 +7,8 @@ import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
-const createSchema = z.strictObject({
+/** The body of `POST …/api-keys` (also read by the admin CLI to type its flags). */
+export const createApiKeySchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   agentIds: z.array(z.string().min(1)).max(1000).optional(),
   usage: z.enum(API_KEY_USAGES, { error: 'must be developer_api or internal' }).optional(),
@@ -18,7 +19,7 @@ type Params = { slug: string };
 
 export function adminApiKeyRoutes(app: FastifyInstance, { repos }: AppResources): void {
   app.post<{ Params: Params }>('/workspaces/:slug/api-keys', async (request, reply) => {
-    const body = parseInput(createSchema, request.body);
+    const body = parseInput(createApiKeySchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     const agentIds = [...new Set(body.agentIds ?? [])];
     for (const agentId of agentIds) {

@@ -8,13 +8,15 @@ import type { AppResources } from '../../resources.ts';
 import { httpUrlSchema } from '../../schemas/common.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
-const userSchema = z.strictObject({
+/** The body of `POST …/users` (also read by the admin CLI to type its flags). */
+export const createUserSchema = z.strictObject({
   email: z.email({ error: 'must be an email address' }),
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
   name: z.string().trim().min(1).max(200).optional(),
 });
 
-const oauthAppSchema = z.strictObject({
+/** The body of `POST …/oauth-apps` (also read by the admin CLI to type its flags). */
+export const createOAuthAppSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   redirectUris: z.array(httpUrlSchema).min(1, 'must list at least one redirect URI').max(20),
 });
@@ -24,7 +26,7 @@ type Params = { slug: string };
 /** End users (who sign in for OAuth) and OAuth apps (confidential clients) of a workspace. */
 export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResources): void {
   app.post<{ Params: Params }>('/workspaces/:slug/users', async (request, reply) => {
-    const body = parseInput(userSchema, request.body);
+    const body = parseInput(createUserSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     const user = await repos.users.create({
       workspaceId: workspace.id,
@@ -47,7 +49,7 @@ export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResource
   });
 
   app.post<{ Params: Params }>('/workspaces/:slug/oauth-apps', async (request, reply) => {
-    const body = parseInput(oauthAppSchema, request.body);
+    const body = parseInput(createOAuthAppSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     const clientSecret = randomBase62(48);
     const oauthApp = await repos.oauthApps.create({

@@ -7,7 +7,8 @@ import type { AppResources } from '../../resources.ts';
 import { apiFor, connectionFieldsSchema, modelFieldsSchema } from '../../schemas/model-connection.ts';
 import { notFoundUnless } from './admin-workspace.ts';
 
-const createSchema = z.strictObject({
+/** The body of `POST /offerings` (also read by the admin CLI to type its flags). */
+export const createOfferingSchema = z.strictObject({
   ...connectionFieldsSchema,
   ...modelFieldsSchema,
   isDefault: z.boolean().optional(),
@@ -21,7 +22,7 @@ export function offeringView(offering: Offering) {
 
 export function adminOfferingRoutes(app: FastifyInstance, { repos, secretBox, catalog }: AppResources): void {
   app.post('/offerings', async (request, reply) => {
-    const body = parseInput(createSchema, request.body);
+    const body = parseInput(createOfferingSchema, request.body);
     const offering = await repos.offerings.create({
       provider: body.provider,
       api: apiFor(body.provider, body.api),

@@ -8,7 +8,8 @@ import type { AppResources } from '../../resources.ts';
 import { apiFor, connectionFieldsSchema, modelFieldsSchema } from '../../schemas/model-connection.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
-const createSchema = z.strictObject({
+/** The body of `POST …/providers` (also read by the admin CLI to type its flags). */
+export const createProviderSchema = z.strictObject({
   ...connectionFieldsSchema,
   models: z.array(z.strictObject(modelFieldsSchema)).min(1, 'must list at least one model').max(500),
   defaultModel: z.string().min(1).optional(),
@@ -24,7 +25,7 @@ function providerView(provider: WorkspaceProvider) {
 
 export function adminProviderRoutes(app: FastifyInstance, { repos, secretBox, catalog }: AppResources): void {
   app.post<{ Params: Params }>('/workspaces/:slug/providers', async (request, reply) => {
-    const body = parseInput(createSchema, request.body);
+    const body = parseInput(createProviderSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     const vendorIds = body.models.map((model) => model.vendorModelId);
     const duplicate = vendorIds.find((id, index) => vendorIds.indexOf(id) !== index);

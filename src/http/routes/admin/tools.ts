@@ -5,7 +5,8 @@ import type { AppResources } from '../../resources.ts';
 import { headersSchema, httpUrlSchema, jsonObjectSchema, toolNameSchema } from '../../schemas/common.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
-const createSchema = z.strictObject({
+/** The body of `POST …/tools` (also read by the admin CLI to type its flags). */
+export const createToolSchema = z.strictObject({
   name: toolNameSchema,
   description: z.string().max(8000).optional(),
   parameters: jsonObjectSchema.optional(),
@@ -20,7 +21,7 @@ type Params = { slug: string };
 
 export function adminToolRoutes(app: FastifyInstance, { repos }: AppResources): void {
   app.post<{ Params: Params }>('/workspaces/:slug/tools', async (request, reply) => {
-    const body = parseInput(createSchema, request.body);
+    const body = parseInput(createToolSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     const tool = await repos.workspaceTools.create({
       workspaceId: workspace.id,

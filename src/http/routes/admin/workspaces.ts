@@ -14,13 +14,15 @@ const rateLimitsSchema = z.strictObject({
 });
 const featuresSchema = z.strictObject({ apiKeys: z.boolean().optional(), oauthApps: z.boolean().optional() });
 
-const createSchema = z.strictObject({
+/** The body of `POST /workspaces` (also read by the admin CLI to type its flags). */
+export const createWorkspaceSchema = z.strictObject({
   slug: slugSchema,
   name: z.string().trim().min(1).max(200).optional(),
   features: featuresSchema.optional(),
   rateLimits: rateLimitsSchema.optional(),
 });
-const patchSchema = z.strictObject({
+/** The body of `PATCH /workspaces/{slug}`. */
+export const updateWorkspaceSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   features: featuresSchema.optional(),
   rateLimits: rateLimitsSchema.optional(),
@@ -28,7 +30,7 @@ const patchSchema = z.strictObject({
 
 export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
   app.post('/workspaces', async (request, reply) => {
-    const body = parseInput(createSchema, request.body);
+    const body = parseInput(createWorkspaceSchema, request.body);
     const workspace = await repos.workspaces.create({
       slug: body.slug,
       name: body.name ?? body.slug,
@@ -45,7 +47,7 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: A
   );
 
   app.patch<{ Params: { slug: string } }>('/workspaces/:slug', async (request) => {
-    const body = parseInput(patchSchema, request.body);
+    const body = parseInput(updateWorkspaceSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
     return repos.workspaces.update(workspace.id, {
       ...(body.name !== undefined && { name: body.name }),
