@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
 import { createService, type EngineOptions, type Service } from '../../src/main.ts';
 import { createTestDatabase } from './engines.ts';
 import type { Engine } from '../../src/storage/database.ts';
@@ -47,11 +47,34 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
     ...options.env,
   });
+  const server = await serveOn(config, adminToken, {
+    dev: options.dev ?? false,
+    ...(options.engine && { engine: options.engine }),
+    ...(database.pgSchema && { pgSchema: database.pgSchema }),
+  });
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * The real service on port 0 with this configuration (its database is the caller's: closing stops
+ * the service only, so another one can start on the same database).
+ */
+export async function serveOn(
+  config: Config,
+  adminToken: string,
+  options: { dev?: boolean; engine?: EngineOptions; pgSchema?: string } = {},
+): Promise<TestServer> {
   const service = await createService(config, {
     logger: pino({ level: 'silent' }),
     dev: options.dev ?? false,
     ...(options.engine && { engine: options.engine }),
-    ...(database.pgSchema ? { storage: { pgSchema: database.pgSchema } } : {}),
+    ...(options.pgSchema && { storage: { pgSchema: options.pgSchema } }),
   });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = service.app.server.address() as AddressInfo;
@@ -88,10 +111,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         ...(body !== undefined && { body }),
         headers: { authorization: `Bearer ${adminToken}` },
       }),
-    close: async () => {
-      await service.close();
-      await database.drop();
-    },
+    close: () => service.close(),
   };
 }
 

@@ -1,61 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createService } from '../../src/main.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { createTestDatabase, type TestDatabase } from '../support/engines.ts';
 import { readAll, type SseFrame } from '../support/sse-client.ts';
-import {
-  bearer,
-  createWorkspaceWithKey,
-  type TestResponse,
-  type TestServer,
-} from '../support/test-server.ts';
+import { bearer, createWorkspaceWithKey, serveOn, type TestServer } from '../support/test-server.ts';
 import { ofType, toolResultBlocks, toolResultText, watchStream, WEATHER_TOOL } from './tool-support.ts';
 
-/** One service process over the shared database: it picks up unfinished runs when it starts. */
-async function startService(config: Config, adminToken: string): Promise<TestServer> {
-  const service = await createService(config, {
-    logger: pino({ level: 'silent' }),
-    dev: false,
-    // Close gives runs 100 ms, then leaves a waiting run unfinished for the next service.
-    engine: { shutdownGraceMs: 100 },
-  });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const baseUrl = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
-  const request: TestServer['request'] = async (method, path, options = {}) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        ...options.headers,
-        ...(options.body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
-    });
-    const text = await response.text();
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: text === '' ? undefined : JSON.parse(text),
-    } as TestResponse;
-  };
-  return {
-    baseUrl,
-    adminToken,
-    service,
-    request,
-    admin: (method, path, body) =>
-      request(method, `/admin/v1${path}`, {
-        ...(body !== undefined && { body }),
-        headers: bearer(adminToken),
-      }),
-    close: () => service.close(),
-  };
-}
+/**
+ * One service over the shared database: it picks up unfinished runs when it starts. Close gives
+ * runs 100 ms, then leaves a waiting run unfinished for the next service.
+ */
+const startService = (config: Config, adminToken: string) =>
+  serveOn(config, adminToken, { engine: { shutdownGraceMs: 100 } });
 
 const calls = (frames: readonly SseFrame[]) =>
   ofType(frames, 'local_tool_call').map((frame) => frame.data.data.toolUseId);
