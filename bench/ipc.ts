@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** The parent ↔ child protocol of the benchmark's helper processes (Node IPC, `process.send`). */
 
 export type ChildCommand = 'usage' | 'timings' | 'reset' | 'stop';
@@ -15,6 +17,8 @@ export interface ChildUsage {
   maxRss: number;
   /** process.hrtime in microseconds: the clock of `--cpu-prof` sample timestamps. */
   hrtimeUs: number;
+  /** CPU of the event loop's thread alone, in ms (Linux /proc, 10 ms ticks); NaN where unreadable. */
+  mainThreadCpuMs: number;
 }
 
 export type ChildMessage =
@@ -28,8 +32,24 @@ export function usageNow(): ChildUsage {
     rss: process.memoryUsage().rss,
     maxRss: process.resourceUsage().maxRSS,
     hrtimeUs: Number(process.hrtime.bigint() / 1000n),
+    mainThreadCpuMs: mainThreadCpuMs(),
   };
 }
+
+/** utime + stime of the thread whose id is the process id (the main thread), from /proc. */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/** USER_HZ: 100 on every Linux architecture Node supports. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Child side: answers requests from the parent; `stop` replies, then exits 0 once `onStop` settles. */
 export function serveParent(

@@ -15,6 +15,8 @@ export interface Phase {
   samples: RunSample[];
   /** Service side only: its CPU over the phase, its memory at the end, the phase in its profile clock. */
   serverCpu?: { user: number; system: number };
+  /** Service side only: CPU of its event loop's thread over the phase (ms). */
+  mainThreadCpuMs?: number;
   serverUsage?: ChildUsage;
   window?: Window;
 }
@@ -100,6 +102,7 @@ export class Bench {
       mode,
       samples,
       serverCpu: server,
+      mainThreadCpuMs: server1.mainThreadCpuMs - server0.mainThreadCpuMs,
       serverUsage: server1,
       window: { fromUs: server0.hrtimeUs, toUs: server1.hrtimeUs },
     };
@@ -130,6 +133,7 @@ export function levelResult(concurrency: number, direct: Phase, service: Phase):
     },
     server: {
       cpuMsPerRun: (cpu.user + cpu.system) / runs,
+      mainThreadCpuMsPerRun: (service.mainThreadCpuMs ?? NaN) / runs,
       userMsPerRun: cpu.user / runs,
       systemMsPerRun: cpu.system / runs,
       rssMb: (service.serverUsage?.rss ?? NaN) / 2 ** 20,

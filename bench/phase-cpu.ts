@@ -4,14 +4,14 @@
  * the event log, SSE, the terminal event). Runs go in waves started together;
  * the provider answers its first chunk only after 200 ms, so a CPU reading at
  * 150 ms separates the two phases.
- * Usage: node bench/phase-cpu.ts [--waves N] [--sizes 1,10,50] [--profile]
+ * Usage: node bench/phase-cpu.ts [--waves N] [--sizes 1,10,50] [--profile] [--model-threads N]
  * (`--profile`: the service runs under --cpu-prof; each phase's samples are summarized apart.)
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { summarizeProfile, type Window } from './profile-summary.ts';
+import { summarizeProfile, threadProfiles, type Window } from './profile-summary.ts';
 import type { ChildUsage } from './ipc.ts';
 import { runLoad } from './load.ts';
 import { Bench } from './measure.ts';
@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     waves: { type: 'string', default: '10' },
     sizes: { type: 'string', default: '1,10,50' },
     profile: { type: 'boolean', default: false },
+    'model-threads': { type: 'string' },
   },
 });
 const waves = Number(args.waves);
@@ -33,7 +34,10 @@ const sizes = args.sizes.split(',').map(Number);
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
 const startWindows: Window[] = [];
 const streamingWindows: Window[] = [];
-const processes = await startBenchProcesses(profileDir ? { profileDir } : {});
+const processes = await startBenchProcesses({
+  ...(profileDir && { profileDir }),
+  ...(args['model-threads'] !== undefined && { modelThreads: Number(args['model-threads']) }),
+});
 try {
   const { fake, service, target } = processes;
   const bench = new Bench(fake, service, target);
@@ -72,10 +76,9 @@ try {
   }
   if (profileDir) {
     await processes.stopService();
-    const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-    if (file) {
-      console.log(`\nSTART PHASE\n${summarizeProfile(join(profileDir, file), startWindows)}`);
-      console.log(`\nSTREAMING PHASE\n${summarizeProfile(join(profileDir, file), streamingWindows)}`);
+    for (const { thread, path } of threadProfiles(profileDir)) {
+      console.log(`\n${thread.toUpperCase()}, START PHASE\n${summarizeProfile(path, startWindows)}`);
+      console.log(`\n${thread.toUpperCase()}, STREAMING PHASE\n${summarizeProfile(path, streamingWindows)}`);
     }
   }
 } finally {

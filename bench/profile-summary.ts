@@ -5,7 +5,8 @@
  * samples × the sampling interval, i.e. estimates of on-CPU time.
  * Usage: node bench/profile-summary.ts <file.cpuprofile> [top]
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
@@ -124,4 +125,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   console.log(summarizeProfile(file, [], top ? Number(top) : 25));
+}
+
+/**
+ * The profiles `--cpu-prof` wrote in `dir`, one per thread (`CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile`),
+ * the event loop's thread (0) first. The checkpointer and model threads get their own.
+ */
+export function threadProfiles(dir: string): Array<{ thread: string; path: string }> {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => ({ name, threadId: Number(name.split('.').at(-3)) }))
+    .sort((a, b) => a.threadId - b.threadId)
+    .map(({ name, threadId }) => ({
+      thread: threadId === 0 ? 'event loop thread' : `worker thread ${threadId}`,
+      path: join(dir, name),
+    }));
 }

@@ -31,6 +31,8 @@ export interface LevelResult {
   ratio: { ttftP50: number; ttftP99: number; doneP50: number; doneP99: number };
   server: {
     cpuMsPerRun: number;
+    /** The part spent on the event loop's thread (the rest: model threads, GC helpers, checkpoints). */
+    mainThreadCpuMsPerRun: number;
     userMsPerRun: number;
     systemMsPerRun: number;
     rssMb: number;
@@ -124,7 +126,7 @@ export function levelTable(level: LevelResult): string {
     metric('terminal      p50 ms', direct.done.p50, service.done.p50, added.doneP50, ratio.doneP50),
     metric('terminal      p99 ms', direct.done.p99, service.done.p99, added.doneP99, ratio.doneP99),
     pad(['runs/s', f1(direct.runsPerSec), f1(service.runsPerSec), '', ''], widths),
-    `server CPU per run: ${f2(server.cpuMsPerRun)} ms (user ${f2(server.userMsPerRun)}, system ${f2(server.systemMsPerRun)}); RSS ${f1(server.rssMb)} MB, peak ${f1(server.peakRssMb)} MB`,
+    `server CPU per run: ${f2(server.cpuMsPerRun)} ms (user ${f2(server.userMsPerRun)}, system ${f2(server.systemMsPerRun)}; event loop thread ${f2(server.mainThreadCpuMsPerRun)}); RSS ${f1(server.rssMb)} MB, peak ${f1(server.peakRssMb)} MB`,
     `where the time goes (p50 ms from the run's start): POST answered ${f1(service.ack?.p50 ?? NaN)}, stream open ${f1(service.streamOpen?.p50 ?? NaN)}, provider has the request ${f1(service.providerRequest.p50)} (direct ${f1(direct.providerRequest.p50)}); provider request → first token at client ${f1(service.afterProvider.p50)} (direct ${f1(direct.afterProvider.p50)})`,
     `load generator CPU per run: direct ${f2(direct.clientCpuMsPerRun)} ms, service ${f2(service.clientCpuMsPerRun)} ms; fake provider CPU per run: ${f2(direct.fakeCpuMsPerRun)} / ${f2(service.fakeCpuMsPerRun)} ms`,
   ];

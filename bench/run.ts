@@ -4,7 +4,7 @@
  * service (bench/service-process.ts, on a fresh SQLite file) and the fake
  * provider (bench/fake-provider-process.ts). See `--help`.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +12,7 @@ import { checkDurability } from './durability.ts';
 import type { ChildUsage } from './ipc.ts';
 import { runLoad } from './load.ts';
 import { Bench, levelResult } from './measure.ts';
-import { summarizeProfile, type Window } from './profile-summary.ts';
+import { summarizeProfile, threadProfiles, type Window } from './profile-summary.ts';
 import { evaluateTargets, levelTable, markdown, targetsTable, type LevelResult } from './report.ts';
 import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
 import { measureToolRoundTrip } from './tool-round-trip.ts';
@@ -22,7 +22,8 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100] [--json
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100)
   --levels L     comma-separated concurrency levels (default 1,10,100)
   --json         print one JSON document on stdout instead of tables (progress goes to stderr)
-  --profile      run the service under --cpu-prof and summarize the measured windows
+  --profile      run the service under --cpu-prof and summarize the measured windows (event loop thread)
+  --model-threads N  the service's AGENT_RUNS_MODEL_THREADS (default: its own default, cores - 1 up to 4)
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
 const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500 };
@@ -34,6 +35,7 @@ const { values: args } = parseArgs({
     levels: { type: 'string', default: '1,10,100' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'model-threads': { type: 'string' },
     scale: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -50,10 +52,12 @@ if (args.scale) {
   process.exit(0);
 }
 const rounds = args.rounds === undefined ? undefined : Number(args.rounds);
+const modelThreads = args['model-threads'] === undefined ? undefined : Number(args['model-threads']);
 const levels = args.levels.split(',').map(Number);
 if (
   (rounds !== undefined && !(Number.isInteger(rounds) && rounds > 0)) ||
-  levels.some((c) => !(Number.isInteger(c) && c > 0))
+  levels.some((c) => !(Number.isInteger(c) && c > 0)) ||
+  (modelThreads !== undefined && !(Number.isInteger(modelThreads) && modelThreads >= 0))
 ) {
   console.error(USAGE);
   process.exit(2);
@@ -65,7 +69,10 @@ const out = (text: string) => {
 };
 
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
-const processes = await startBenchProcesses(profileDir ? { profileDir } : {});
+const processes = await startBenchProcesses({
+  ...(profileDir && { profileDir }),
+  ...(modelThreads !== undefined && { modelThreads }),
+});
 try {
   const { fake, service, target, scenario } = processes;
   log(scenario);
@@ -106,14 +113,17 @@ try {
   const checks = evaluateTargets(results, durability);
   const table = markdown(results, checks, scenario);
 
-  let profileFile: string | undefined;
+  let profileFiles: string[] | undefined;
   let profileText: string | undefined;
   if (profileDir) {
-    const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-    profileFile = file && join(profileDir, file);
-    profileText = profileFile
-      ? summarizeProfile(profileFile, windows)
-      : `no profile was written in ${profileDir}`;
+    const profiles = threadProfiles(profileDir);
+    profileFiles = profiles.map((profile) => profile.path);
+    profileText =
+      profiles.length > 0
+        ? profiles
+            .map((profile) => `${profile.thread.toUpperCase()}\n${summarizeProfile(profile.path, windows)}`)
+            .join('\n\n')
+        : `no profile was written in ${profileDir}`;
   }
 
   log('tool-result round trip (in one process)…');
@@ -133,7 +143,7 @@ try {
       targets: checks,
       markdown: table,
     };
-    process.stdout.write(`${JSON.stringify({ ...document, profile: profileFile }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...document, profiles: profileFiles }, null, 2)}\n`);
     if (profileText) process.stderr.write(`${profileText}\n`);
   } else {
     out(`\ntargets:\n${targetsTable(checks)}`);

@@ -20,7 +20,7 @@ export interface BenchProcesses {
 }
 
 /** The service's environment: only what the bench sets, none of the caller's service settings. */
-function serviceEnv(databasePath: string, adminToken: string): NodeJS.ProcessEnv {
+function serviceEnv(databasePath: string, adminToken: string, modelThreads?: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (
@@ -37,6 +37,7 @@ function serviceEnv(databasePath: string, adminToken: string): NodeJS.ProcessEnv
     AGENT_RUNS_ADMIN_TOKEN: adminToken,
     AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
     AGENT_RUNS_WORKER_CONCURRENCY: '256',
+    ...(modelThreads !== undefined && { AGENT_RUNS_MODEL_THREADS: String(modelThreads) }),
     LOG_LEVEL: 'silent',
   };
 }
@@ -44,9 +45,12 @@ function serviceEnv(databasePath: string, adminToken: string): NodeJS.ProcessEnv
 /**
  * The fake provider and the service, each in its own process, the service on a
  * fresh SQLite file with one workspace whose default model is the fake.
- * `profileDir`: run the service under `--cpu-prof`, writing its profile there on stop.
+ * `profileDir`: run the service under `--cpu-prof`, writing its profile there on stop (one file per thread).
+ * `modelThreads`: the service's AGENT_RUNS_MODEL_THREADS (default: the service's own default).
  */
-export async function startBenchProcesses(options: { profileDir?: string } = {}): Promise<BenchProcesses> {
+export async function startBenchProcesses(
+  options: { profileDir?: string; modelThreads?: number } = {},
+): Promise<BenchProcesses> {
   const workDir = mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-'));
   const databasePath = join(workDir, 'bench.db');
   const adminToken = randomBytes(24).toString('base64url');
@@ -66,7 +70,7 @@ export async function startBenchProcesses(options: { profileDir?: string } = {})
   try {
     fake = await startChild('./fake-provider-process.ts');
     service = await startChild('./service-process.ts', {
-      env: serviceEnv(databasePath, adminToken),
+      env: serviceEnv(databasePath, adminToken, options.modelThreads),
       execArgv: options.profileDir
         ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--cpu-prof-interval=250']
         : [],

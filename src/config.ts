@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -17,6 +18,8 @@ export interface Config {
   logLevel: string;
   /** Runs one worker process executes at once. */
   workerConcurrency: number;
+  /** Worker threads that run model calls (provider requests and stream parsing); 0 runs them on the event loop. */
+  modelThreads: number;
   /** Scale-out: prefix of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
   /** Scale-out: how long a worker's claim on a run lasts without renewal (a dead worker's runs move on after it). */
@@ -66,6 +69,12 @@ const envSchema = z.object({
     .transform(Number)
     .refine((value) => value <= 10_000, 'must be a whole number from 1 to 10000')
     .default(256),
+  AGENT_RUNS_MODEL_THREADS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 0 to 64')
+    .transform(Number)
+    .refine((value) => value <= 64, 'must be a whole number from 0 to 64')
+    .optional(),
   AGENT_RUNS_REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
@@ -114,10 +123,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.AGENT_RUNS_SECRET,
     logLevel: e.LOG_LEVEL,
     workerConcurrency: e.AGENT_RUNS_WORKER_CONCURRENCY,
+    modelThreads: e.AGENT_RUNS_MODEL_THREADS ?? defaultModelThreads(),
     leaseMs: e.AGENT_RUNS_LEASE_MS,
     redisPrefix: e.AGENT_RUNS_REDIS_PREFIX,
     providerKeys,
   };
+}
+
+/** One core stays with the event loop; the model threads take the others, up to four. */
+function defaultModelThreads(): number {
+  return Math.min(4, availableParallelism() - 1);
 }
 
 /** Rules that depend on which process is starting, checked after parsing. */

@@ -24,6 +24,9 @@ import { RATE_LIMIT_WINDOW_SECONDS } from './domain/rate-limits.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
+import { inThreadModelCaller } from './engine/model-turn.ts';
+import { ModelThreadPool } from './engine/model-threads/model-thread-pool.ts';
+import type { ModelCaller } from './engine/ports.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
@@ -123,7 +126,12 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       writer,
       logger: options.logger,
     });
+    let models: ModelCaller | undefined;
     if (config.role !== 'api' && !options.internalAdmin) {
+      models =
+        config.modelThreads > 0
+          ? new ModelThreadPool({ threads: config.modelThreads, logger: options.logger })
+          : inThreadModelCaller;
       const executor = new RunExecutor({
         shutdown: shutdown.signal,
         fenceWrites: redis !== undefined,
@@ -132,6 +140,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         writer,
         signals,
         catalog,
+        models,
         toolCalls: repos.toolCalls,
         checkpoints: repos.checkpoints,
         validator: new JsonSchemaValidator(),
@@ -185,6 +194,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         );
         await queue.close();
         clearTimeout(grace);
+        await models?.close();
         await writer.durable();
         await redis?.close();
         await storage.close();

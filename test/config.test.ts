@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { availableParallelism } from 'node:os';
 import { assertRoleRequirements, ConfigError, loadConfig } from '../src/config.ts';
 
 describe('configuration from the environment', () => {
@@ -56,6 +57,18 @@ describe('configuration from the environment', () => {
         return true;
       },
     );
+  });
+
+  it('AGENT_RUNS_MODEL_THREADS: default one per core beyond the first, up to 4; 0 keeps model calls on the event loop; 0-64 only', () => {
+    assert.equal(loadConfig({}).modelThreads, Math.min(4, availableParallelism() - 1));
+    assert.equal(loadConfig({ AGENT_RUNS_MODEL_THREADS: '0' }).modelThreads, 0);
+    assert.equal(loadConfig({ AGENT_RUNS_MODEL_THREADS: '8' }).modelThreads, 8);
+    for (const bad of ['65', '-1', 'two', '1.5']) {
+      assert.throws(
+        () => loadConfig({ AGENT_RUNS_MODEL_THREADS: bad }),
+        /AGENT_RUNS_MODEL_THREADS: must be a whole number from 0 to 64/,
+      );
+    }
   });
 
   it('an empty variable counts as unset', () => {

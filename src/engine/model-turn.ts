@@ -8,21 +8,16 @@ import {
 import { assistantMessageOf } from './assistant-message.ts';
 import { canonicalFinishReason } from '../providers/finish-reason.ts';
 import { classifyProviderError, type ProviderFailure } from '../providers/error-classification.ts';
-import type { SdkReasoning } from '../providers/reasoning.ts';
+import { createLanguageModel } from '../providers/language-model.ts';
+import { modelToolSet } from '../tools/run-tools.ts';
+import type { ModelCall, ModelCaller } from './ports.ts';
 import { usageOf, zeroUsage, type TokenUsage } from './token-usage.ts';
 
-export interface ModelTurnRequest {
+/** A model call as the AI SDK takes it, on the thread that runs it. */
+export interface ModelTurnRequest extends Omit<ModelCall, 'model' | 'tools'> {
   model: LanguageModel;
-  instructions: string;
-  messages: ModelMessage[];
   tools?: ToolSet;
-  toolChoice?: 'auto' | 'none';
-  providerOptions?: Record<string, Record<string, unknown>>;
-  /** The SDK's portable reasoning setting, resolved per model; explicit provider options win. */
-  reasoning?: SdkReasoning;
   abortSignal: AbortSignal;
-  /** Forward thought parts (only when a reasoning level above 0 was requested). */
-  streamThinking: boolean;
 }
 
 export interface ModelTurnOutput {
@@ -57,6 +52,22 @@ export class ModelTurnError extends Error {
     this.partialText = partialText;
     this.emittedOutput = emittedOutput;
   }
+}
+
+/** Runs each model call on the calling thread (no model threads). */
+export const inThreadModelCaller: ModelCaller = {
+  call: (call, signal, output) => streamModelTurn(modelTurnRequest(call, signal), output),
+  close: async () => {},
+};
+
+function modelTurnRequest(call: ModelCall, abortSignal: AbortSignal): ModelTurnRequest {
+  const { model, tools, ...settings } = call;
+  return {
+    ...settings,
+    model: createLanguageModel(model),
+    ...(tools && { tools: modelToolSet(tools) }),
+    abortSignal,
+  };
 }
 
 /**

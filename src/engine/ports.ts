@@ -1,5 +1,10 @@
 import type { RunOutcome, SerializedRunEvent } from '../domain/run.ts';
 import type { SessionItem } from '../domain/session.ts';
+import type { ModelMessage } from 'ai';
+import type { ResolvedModel } from '../domain/model.ts';
+import type { SdkReasoning } from '../providers/reasoning.ts';
+import type { ModelToolDefinition } from '../tools/run-tools.ts';
+import type { CompletedTurn, ModelTurnOutput } from './model-turn.ts';
 
 /** How a session-scoped run's end changes its session: append its turns (on success) or just free the session. */
 export interface SessionRunEnd {
@@ -74,4 +79,28 @@ export interface RateDecision {
 /** Shared counters for rate limits: nothing a replica holds in memory decides another replica's answer. */
 export interface RateCounters {
   consume(key: string, limit: number): Promise<RateDecision>;
+}
+
+/** What one model call needs, as plain data, so that it can run on a model thread. */
+export interface ModelCall {
+  model: ResolvedModel;
+  instructions: string;
+  messages: ModelMessage[];
+  tools?: readonly ModelToolDefinition[];
+  toolChoice?: 'auto' | 'none';
+  providerOptions?: Record<string, Record<string, unknown>>;
+  /** The SDK's portable reasoning setting, resolved per model; explicit provider options win. */
+  reasoning?: SdkReasoning;
+  /** Forward thought parts (only when a reasoning level above 0 was requested). */
+  streamThinking: boolean;
+}
+
+/** Runs model calls: on the event loop's thread, or on model threads beside it. */
+export interface ModelCaller {
+  /**
+   * Streams one model call: deltas go to `output` as they arrive; settles with the completed
+   * turn, throws `ModelTurnError` when the provider fails, or the abort reason once `signal` aborts.
+   */
+  call(call: ModelCall, signal: AbortSignal, output: ModelTurnOutput): Promise<CompletedTurn>;
+  close(): Promise<void>;
 }

@@ -5,7 +5,6 @@ import type { Run } from '../domain/run.ts';
 import type { RetainedToolPair } from '../domain/session.ts';
 import type { RunSpec } from '../domain/run-spec.ts';
 import type { ModelInfo } from '../domain/usage.ts';
-import { createLanguageModel } from '../providers/language-model.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { reasoningCallSettings } from '../providers/reasoning.ts';
 import { RunCancelled } from './abort-reasons.ts';
@@ -13,16 +12,11 @@ import { ReplayedPrefix } from './replayed-prefix.ts';
 import { initialConversation } from './conversation.ts';
 import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
 import { assistantMessageData, type ResumePoint, type RunCheckpointState } from './run-checkpoint.ts';
-import { modelToolSet, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
+import { modelToolDefinitions, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
 import type { ModelMessage } from 'ai';
 import type { RunCheckpointRepository } from '../storage/repositories/run-checkpoint-repository.ts';
-import {
-  ModelTurnError,
-  streamModelTurn,
-  type CompletedTurn,
-  type ModelTurnRequest,
-  type ToolCallRequest,
-} from './model-turn.ts';
+import { ModelTurnError, type CompletedTurn, type ToolCallRequest } from './model-turn.ts';
+import type { ModelCall, ModelCaller } from './ports.ts';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
 import type { RunEmitter } from './run-emitter.ts';
 import {
@@ -39,6 +33,7 @@ import { addUsage, zeroUsage, type TokenUsage } from './token-usage.ts';
 
 export interface RunExecutionDeps extends ClientToolRoundDeps {
   catalog: ModelCatalog;
+  models: ModelCaller;
   checkpoints: RunCheckpointRepository;
   retryPolicy: RetryPolicy;
   logger: Logger;
@@ -109,16 +104,15 @@ export class RunExecution {
     this.#throwIfAborted();
     const { model: runModel, reasoningLevel } = this.#spec.effective;
     const tools = resolveRunTools(this.#spec.effective.tools);
-    const toolSet = modelToolSet(tools);
+    const toolDefinitions = modelToolDefinitions(tools);
     const resolved = await this.#deps.catalog.resolve(this.#run.workspaceId, runModel.ref);
     const reasoning = reasoningCallSettings(resolved.api, reasoningLevel ?? undefined);
     if (reasoning.label !== undefined) this.#model = { ...this.#model, reasoningEffort: reasoning.label };
     const conversation = initialConversation(this.#spec);
-    const request: ModelTurnRequest = {
-      model: createLanguageModel(resolved),
+    const request: ModelCall = {
+      model: resolved,
       instructions: conversation.instructions,
       messages: conversation.messages,
-      abortSignal: this.#signal,
       streamThinking: reasoning.exposesThinking && (reasoningLevel ?? 0) > 0,
       ...(reasoning.providerOptions && { providerOptions: reasoning.providerOptions }),
       ...(reasoning.reasoning && { reasoning: reasoning.reasoning }),
@@ -150,12 +144,12 @@ export class RunExecution {
     for (let turn = firstTurn; ; turn++) {
       this.#throwIfAborted();
       // Past the tool-turn cap the model gets a tools-disabled final turn instead of looping on.
-      const toolsEnabled = toolSet !== undefined && turn < maxToolTurns;
+      const toolsEnabled = toolDefinitions !== undefined && turn < maxToolTurns;
       const completed = await this.#callModel(
         {
           ...request,
           messages: [...conversation.messages, ...history],
-          ...(toolSet && { tools: toolSet, toolChoice: toolsEnabled ? 'auto' : 'none' }),
+          ...(toolDefinitions && { tools: toolDefinitions, toolChoice: toolsEnabled ? 'auto' : 'none' }),
         },
         turn,
       );
@@ -238,12 +232,12 @@ export class RunExecution {
   }
 
   /** One turn's model call, retried on rate limits, overload and server errors while no output was sent. */
-  async #callModel(request: ModelTurnRequest, turn: number): Promise<CompletedTurn> {
+  async #callModel(request: ModelCall, turn: number): Promise<CompletedTurn> {
     for (let retry = 0; ; retry++) {
       try {
         const sentText = new ReplayedPrefix(this.#takeReplayed('text'));
         const sentThinking = new ReplayedPrefix(this.#takeReplayed('thinking'));
-        const completed = await streamModelTurn(request, {
+        const completed = await this.#deps.models.call(request, this.#signal, {
           onText: (text) => {
             const unsent = sentText.unsent(text);
             if (unsent !== '') this.#emitter.emit('assistant_delta', { text: unsent });

@@ -49,14 +49,25 @@ function expand(ref: ToolRef): ClientTool[] {
   }
 }
 
-/** The AI SDK tool set: definitions only, no `execute`, so every call comes back to our loop. */
-export function modelToolSet(tools: RunTools): ToolSet | undefined {
+/** What the model is told about a tool: plain data, so a model call can carry it to a model thread. */
+export type ModelToolDefinition = Pick<ClientTool, 'name' | 'description' | 'inputSchema'>;
+
+export function modelToolDefinitions(tools: RunTools): ModelToolDefinition[] | undefined {
   if (tools.size === 0) return undefined;
+  return [...tools.values()].map(({ name, description, inputSchema }) => ({
+    name,
+    description,
+    inputSchema,
+  }));
+}
+
+/** The AI SDK tool set: definitions only, no `execute`, so every call comes back to our loop. */
+export function modelToolSet(definitions: readonly ModelToolDefinition[]): ToolSet {
   const set: ToolSet = {};
-  for (const clientTool of tools.values()) {
-    set[clientTool.name] = tool({
-      description: clientTool.description,
-      inputSchema: jsonSchema(clientTool.inputSchema as JSONSchema7),
+  for (const definition of definitions) {
+    set[definition.name] = tool({
+      description: definition.description,
+      inputSchema: jsonSchema(definition.inputSchema as JSONSchema7),
     });
   }
   return set;
