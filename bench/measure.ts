@@ -4,7 +4,7 @@ import type { ChildUsage } from './ipc.ts';
 import { runLoad } from './load.ts';
 import { cpuCount, machineBusyMs } from './machine.ts';
 import type { Window } from './profile-summary.ts';
-import type { LevelResult, ModeResult } from './report.ts';
+import type { LevelResult, LoadLevel, ModeResult } from './report.ts';
 import { cpuMs } from './setup.ts';
 import { summarize } from './stats.ts';
 
@@ -46,16 +46,21 @@ export class Bench {
     };
   }
 
-  /** One side at one concurrency: a warm-up wave, then `total` measured runs with CPU readings around them. */
-  async measure(side: Side, concurrency: number, total: number): Promise<Phase> {
+  /**
+   * One side at one level: a warm-up wave, then `total` measured runs with CPU readings around them.
+   * `spreadMs`: spread the clients' first starts over that long (see runLoad).
+   */
+  async measure(side: Side, level: LoadLevel, total: number, spreadMs: number): Promise<Phase> {
+    const { concurrency } = level;
+    const spread = level.starts === 'spread' ? spreadMs : 0;
     const run = this.run(side);
-    await runLoad(concurrency, Math.max(3, concurrency), run);
+    await runLoad(concurrency, Math.max(3, concurrency), run, spread);
     await this.#fake.call('timings'); // forget the warm-up's stamps
     const fake0 = await this.#fake.call<ChildUsage>('usage');
     const server0 = side === 'service' ? await this.#service.call<ChildUsage>('usage') : undefined;
     const client0 = process.cpuUsage();
     const machine0 = machineBusyMs();
-    const result = await runLoad(concurrency, total, run);
+    const result = await runLoad(concurrency, total, run, spread);
     const machine1 = machineBusyMs();
     const client1 = process.cpuUsage();
     const server1 = side === 'service' ? await this.#service.call<ChildUsage>('usage') : undefined;
@@ -110,13 +115,13 @@ export class Bench {
 }
 
 /** Side by side: added ms and ratios per percentile, and the service's CPU and memory per run. */
-export function levelResult(concurrency: number, direct: Phase, service: Phase): LevelResult {
+export function levelResult(level: LoadLevel, direct: Phase, service: Phase): LevelResult {
   const d = direct.mode;
   const s = service.mode;
   const cpu = service.serverCpu ?? { user: NaN, system: NaN };
   const runs = Math.max(s.runs, 1);
   return {
-    concurrency,
+    ...level,
     direct: d,
     service: s,
     added: {

@@ -13,14 +13,25 @@ import type { ChildUsage } from './ipc.ts';
 import { runLoad } from './load.ts';
 import { Bench, levelResult } from './measure.ts';
 import { summarizeProfile, threadProfiles, type Window } from './profile-summary.ts';
-import { evaluateTargets, levelTable, markdown, targetsTable, type LevelResult } from './report.ts';
+import {
+  evaluateTargets,
+  levelName,
+  levelTable,
+  markdown,
+  parseLevel,
+  targetsTable,
+  type LevelResult,
+  type LoadLevel,
+} from './report.ts';
 import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
 import { measureToolRoundTrip } from './tool-round-trip.ts';
 import { runScaleBenchmark } from './scale.ts';
 
 const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100] [--json] [--profile] [--scale]
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100)
-  --levels L     comma-separated concurrency levels (default 1,10,100)
+  --levels L     comma-separated concurrency levels (default 1,10,100,100s); a trailing s spreads the
+                 clients' first starts over one run's duration (steady state) instead of starting
+                 them together (waves of c simultaneous runs, every run taking the same time)
   --json         print one JSON document on stdout instead of tables (progress goes to stderr)
   --profile      run the service under --cpu-prof and summarize the measured windows (event loop thread)
   --model-threads N  the service's AGENT_RUNS_MODEL_THREADS (default: its own default, cores - 1 up to 4)
@@ -32,7 +43,7 @@ const IDLE_WINDOW_MS = 3000;
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string' },
-    levels: { type: 'string', default: '1,10,100' },
+    levels: { type: 'string', default: '1,10,100,100s' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'model-threads': { type: 'string' },
@@ -53,15 +64,16 @@ if (args.scale) {
 }
 const rounds = args.rounds === undefined ? undefined : Number(args.rounds);
 const modelThreads = args['model-threads'] === undefined ? undefined : Number(args['model-threads']);
-const levels = args.levels.split(',').map(Number);
+const parsedLevels = args.levels.split(',').map(parseLevel);
 if (
   (rounds !== undefined && !(Number.isInteger(rounds) && rounds > 0)) ||
-  levels.some((c) => !(Number.isInteger(c) && c > 0)) ||
+  parsedLevels.some((level) => level === undefined) ||
   (modelThreads !== undefined && !(Number.isInteger(modelThreads) && modelThreads >= 0))
 ) {
   console.error(USAGE);
   process.exit(2);
 }
+const levels = parsedLevels as LoadLevel[];
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const out = (text: string) => {
@@ -85,15 +97,16 @@ try {
 
   const results: LevelResult[] = [];
   const windows: Window[] = [];
-  for (const concurrency of levels) {
+  for (const load of levels) {
+    const { concurrency } = load;
     const total = Math.max(rounds ?? DEFAULT_ROUNDS[concurrency] ?? 300, concurrency);
     await fake.call('reset');
-    log(`c=${concurrency}: ${total} runs direct…`);
-    const direct = await bench.measure('direct', concurrency, total);
-    log(`c=${concurrency}: ${total} runs through the service…`);
-    const viaService = await bench.measure('service', concurrency, total);
+    log(`${levelName(load)}: ${total} runs direct…`);
+    const direct = await bench.measure('direct', load, total, processes.runDurationMs);
+    log(`${levelName(load)}: ${total} runs through the service…`);
+    const viaService = await bench.measure('service', load, total, processes.runDurationMs);
     if (viaService.window) windows.push(viaService.window);
-    const level = levelResult(concurrency, direct, viaService);
+    const level = levelResult(load, direct, viaService);
     results.push(level);
     out(`\n${levelTable(level)}`);
   }

@@ -13,6 +13,8 @@ export interface BenchProcesses {
   databasePath: string;
   /** One line describing the provider script and the machine. */
   scenario: string;
+  /** How long one run takes at the fake provider: its first-chunk delay plus its chunks. */
+  runDurationMs: number;
   /** Stops the service cleanly (its stop flushes the event log); idempotent. */
   stopService(): Promise<void>;
   /** Stops whatever still runs and deletes the temporary database. */
@@ -80,7 +82,8 @@ export async function startBenchProcesses(
     const scenario =
       `fake OpenAI Chat provider in its own process, first chunk after ${info.firstChunkDelayMs} ms then ${info.textChunks} text chunks ${info.chunkIntervalMs} ms apart; ` +
       `service (SQLite, WAL) and load generator in separate processes; ${cpuCount} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), Node ${process.version}`;
-    return { fake, service, target, databasePath, scenario, stopService, close };
+    const runDurationMs = info.firstChunkDelayMs + info.textChunks * info.chunkIntervalMs;
+    return { fake, service, target, databasePath, scenario, runDurationMs, stopService, close };
   } catch (error) {
     await close();
     throw error;
