@@ -48,6 +48,8 @@ try {
   for (const size of sizes) {
     let start = 0;
     let streaming = 0;
+    let startOnLoop = 0;
+    let streamingOnLoop = 0;
     const reached: number[] = [];
     for (let wave = 0; wave < waves; wave++) {
       await fake.call('timings');
@@ -65,11 +67,14 @@ try {
       const b = cpuMs(u1.cpu, u2.cpu);
       start += a.user + a.system;
       streaming += b.user + b.system;
+      startOnLoop += u1.mainThreadCpuMs - u0.mainThreadCpuMs;
+      streamingOnLoop += u2.mainThreadCpuMs - u1.mainThreadCpuMs;
     }
     const n = size * waves;
     const reach = summarize(reached);
     console.log(
-      `  wave of ${String(size).padStart(3)}: start ${(start / n).toFixed(2)} ms/run, streaming ${(streaming / n).toFixed(2)} ms/run; ` +
+      `  wave of ${String(size).padStart(3)}: start ${(start / n).toFixed(2)} ms/run (event loop thread ${(startOnLoop / n).toFixed(2)}), ` +
+        `streaming ${(streaming / n).toFixed(2)} ms/run (event loop thread ${(streamingOnLoop / n).toFixed(2)}); ` +
         `provider request reached after ${reach.p50.toFixed(1)} ms p50, ${reach.max.toFixed(1)} ms max` +
         (reach.max > SPLIT_AT_MS ? '  <-- some starts ran past the split: start is underestimated' : ''),
     );

@@ -177,6 +177,16 @@ describe('model calls on model threads', () => {
     assert.equal(encodeCall(call), call);
   });
 
+  it('a call that cannot be sent to a thread (a value that cannot be cloned) fails alone; the next call works', async () => {
+    const unsendable = { ...call, providerOptions: { acme: { format: () => 'json' } } };
+    const failed = await callThrough(pool, unsendable);
+    assert.ok(failed.error instanceof Error);
+    assert.equal(failed.error.name, 'DataCloneError');
+    assert.equal(fake.requests.length, 0);
+    fake.enqueue({ text: ['fine'] });
+    assert.deepEqual((await callThrough(pool, call)).deltas, ['fine']);
+  });
+
   it('calls run side by side on the threads and each gets only its own deltas', async () => {
     fake.enqueue(
       ...Array.from({ length: 6 }, (_, index) => ({ text: [`reply `, `${index}`], chunkIntervalMs: 10 })),

@@ -42,10 +42,11 @@ class ModelThread {
     return this.#calls.size;
   }
 
+  /** Throws, with nothing registered, when the call cannot be sent (a value that cannot be cloned). */
   start(id: number, call: ModelCall, pending: PendingCall): void {
+    this.#post({ kind: 'call', id, call: encodeCall(call) });
     if (this.#calls.size === 0) this.#worker.ref();
     this.#calls.set(id, pending);
-    this.#post({ kind: 'call', id, call: encodeCall(call) });
   }
 
   /** Forgets the call here (its promise is settled by the caller) and stops it on the thread. */
@@ -147,8 +148,8 @@ export class ModelThreadPool implements ModelCaller {
         thread.abort(id);
         reject(signal.reason);
       };
-      signal.addEventListener('abort', onAbort, { once: true });
       thread.start(id, call, { output, resolve, reject, signal, onAbort });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
