@@ -45,6 +45,8 @@ export interface ServiceOptions {
   internalAdmin?: boolean;
   storage?: OpenStorageOptions;
   engine?: EngineOptions;
+  /** Start the model threads with the service rather than at the first model call (the CLI does). */
+  startModelThreads?: boolean;
 }
 
 interface Transport {
@@ -99,6 +101,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
     options.logger.debug({ provider, model, warnings }, 'model provider warnings');
   const storage = openStorage(config.storage, options.storage ?? {});
+  let models: ModelCaller | undefined;
   try {
     const applied = await migrateToLatest(storage);
     if (applied.length > 0) options.logger.info({ migrations: applied }, 'applied database migrations');
@@ -126,12 +129,14 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       writer,
       logger: options.logger,
     });
-    let models: ModelCaller | undefined;
     if (config.role !== 'api' && !options.internalAdmin) {
-      models =
-        config.modelThreads > 0
-          ? new ModelThreadPool({ threads: config.modelThreads, logger: options.logger })
-          : inThreadModelCaller;
+      if (config.modelThreads > 0) {
+        const pool = new ModelThreadPool({ threads: config.modelThreads, logger: options.logger });
+        if (options.startModelThreads) pool.start();
+        models = pool;
+      } else {
+        models = inThreadModelCaller;
+      }
       const executor = new RunExecutor({
         shutdown: shutdown.signal,
         fenceWrites: redis !== undefined,
@@ -201,6 +206,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       },
     };
   } catch (error) {
+    await models?.close();
     await storage.close();
     throw error;
   }

@@ -10,7 +10,7 @@ export async function serve(mode: 'serve' | 'dev'): Promise<void> {
   const config = loadConfig();
   assertRoleRequirements(config);
   const logger = createLogger(config.logLevel);
-  const service = await createService(config, { logger, dev: mode === 'dev' });
+  const service = await createService(config, { logger, dev: mode === 'dev', startModelThreads: true });
   const bootstrap = mode === 'dev' ? await bootstrapDevWorkspace(service.resources.repos) : undefined;
 
   // Handlers first: a signal that arrives as soon as readiness is announced must still stop cleanly.

@@ -13,7 +13,7 @@ export async function worker(): Promise<void> {
   const config = { ...loadConfig(), role: 'worker' as const };
   assertRoleRequirements(config);
   const logger = createLogger(config.logLevel);
-  const service = await createService(config, { logger, dev: false });
+  const service = await createService(config, { logger, dev: false, startModelThreads: true });
   onShutdownSignal(async (signal) => {
     logger.info({ signal }, 'worker shutting down');
     await service.close();

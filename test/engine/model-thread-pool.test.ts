@@ -201,6 +201,37 @@ describe('model calls on model threads', () => {
   });
 });
 
+describe('starting the model threads', () => {
+  it('threads start on demand, up to the pool size; start() starts them all ahead of the first call', async () => {
+    const fake = await startFakeOpenAIChat([{ text: ['ok'] }]);
+    const onDemand = new ModelThreadPool({ threads: 3, logger });
+    const ahead = new ModelThreadPool({ threads: 3, logger });
+    try {
+      const call: ModelCall = {
+        model: modelAt(fake.url),
+        instructions: '',
+        messages: [{ role: 'user', content: 'hi' }],
+        streamThinking: false,
+      };
+      assert.equal(onDemand.threadCount, 0);
+      await callThrough(onDemand, call);
+      await callThrough(onDemand, call);
+      assert.equal(onDemand.threadCount, 1, 'one call at a time needs one thread');
+      await Promise.all([callThrough(onDemand, call), callThrough(onDemand, call)]);
+      assert.equal(onDemand.threadCount, 2, 'a second thread for a call while the first is busy');
+
+      ahead.start();
+      assert.equal(ahead.threadCount, 3);
+      assert.deepEqual((await callThrough(ahead, call)).deltas, ['ok']);
+      assert.equal(ahead.threadCount, 3);
+    } finally {
+      await onDemand.close();
+      await ahead.close();
+      await fake.close();
+    }
+  });
+});
+
 describe('closing the model threads', () => {
   it('fails the calls in flight and refuses new ones', async () => {
     const fake = await startFakeOpenAIChat([{ type: 'hang' }]);

@@ -153,6 +153,16 @@ export class ModelThreadPool implements ModelCaller {
     });
   }
 
+  /** Threads running now (they start on demand, or all at once with `start`). */
+  get threadCount(): number {
+    return this.#threads.length;
+  }
+
+  /** Starts every thread now, so that the first calls do not wait for one to load (~0.2 s here). */
+  start(): void {
+    while (!this.#closed && this.#threads.length < this.#size) this.#spawn();
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all(this.#threads.map((thread) => thread.terminate()));
@@ -162,6 +172,10 @@ export class ModelThreadPool implements ModelCaller {
     let best: ModelThread | undefined;
     for (const thread of this.#threads) if (!best || thread.load < best.load) best = thread;
     if (best && (best.load === 0 || this.#threads.length >= this.#size)) return best;
+    return this.#spawn();
+  }
+
+  #spawn(): ModelThread {
     const thread = new ModelThread(this.#logger, (exited) => {
       const index = this.#threads.indexOf(exited);
       if (index >= 0) this.#threads.splice(index, 1);
