@@ -21,6 +21,16 @@ function modelAt(baseUrl: string): ResolvedModel {
   };
 }
 
+/** The smallest call: no instructions, one user message, no tools. */
+function sayHi(baseUrl: string): ModelCall {
+  return {
+    model: modelAt(baseUrl),
+    instructions: '',
+    messages: [{ role: 'user', content: 'hi' }],
+    streamThinking: false,
+  };
+}
+
 const weatherTool = {
   name: 'get_weather',
   description: 'Weather in a city',
@@ -207,12 +217,7 @@ describe('starting the model threads', () => {
     const onDemand = new ModelThreadPool({ threads: 3, logger });
     const ahead = new ModelThreadPool({ threads: 3, logger });
     try {
-      const call: ModelCall = {
-        model: modelAt(fake.url),
-        instructions: '',
-        messages: [{ role: 'user', content: 'hi' }],
-        streamThinking: false,
-      };
+      const call = sayHi(fake.url);
       assert.equal(onDemand.threadCount, 0);
       await callThrough(onDemand, call);
       await callThrough(onDemand, call);
@@ -237,12 +242,7 @@ describe('closing the model threads', () => {
     const fake = await startFakeOpenAIChat([{ type: 'hang' }]);
     const pool = new ModelThreadPool({ threads: 1, logger });
     try {
-      const call: ModelCall = {
-        model: modelAt(fake.url),
-        instructions: '',
-        messages: [{ role: 'user', content: 'hi' }],
-        streamThinking: false,
-      };
+      const call = sayHi(fake.url);
       const pending = callThrough(pool, call);
       await fake.waitForRequests(1);
       await pool.close();

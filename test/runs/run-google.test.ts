@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { startFakeGoogle } from '../fakes/fake-google.ts';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
 import {
+  onlyError,
   assertPlainHelloWorldRun,
   assertTruncatedOnceUponATime,
   ofType,
@@ -10,7 +11,7 @@ import {
   types,
   type RunFixture,
 } from '../support/run-fixture.ts';
-import { WEATHER_TOOL } from '../tools/tool-support.ts';
+import { WEATHER_TOOL, weatherRoundTrip } from '../tools/tool-support.ts';
 import { watchStream } from '../support/stream-watch.ts';
 import { bearer, createWorkspaceWithKey, type TestServer } from '../support/test-server.ts';
 
@@ -35,8 +36,6 @@ const bodyOf = (request: RecordedRequest | undefined): GeminiBody => {
 describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () => {
   let server: TestServer;
   let fake: FakeProviderServer;
-  let ws: string;
-  let headers: Record<string, string>;
   let fixture: RunFixture;
 
   before(async () => {
@@ -44,7 +43,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       model: { vendorModelId: MODEL, apiKey: 'g-fake' },
       engine: { shutdownGraceMs: 200 },
     });
-    ({ server, fake, ws, headers } = fixture);
+    ({ server, fake } = fixture);
   });
   after(() => fixture?.close());
   beforeEach(() => fake.reset());
@@ -129,94 +128,50 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       },
       { text: ['Sunny in Paris.'], usage: { inputTokens: 60, cachedTokens: 20, outputTokens: 5 } },
     );
-    const run = await fixture.startRun({
-      systemPrompt: 's',
-      prompt: 'weather in Paris?',
-      tools: [WEATHER_TOOL],
-      reasoningLevel: 'medium',
+    const frames = await weatherRoundTrip(fixture);
+    // Gemini says STOP for a turn with function calls; weatherRoundTrip checks the unified tool_use wins.
+    assert.deepEqual(
+      ofType(frames, 'thinking_delta').map((frame) => frame.data.data.text),
+      ['I should look it up.'],
+    );
+
+    assert.equal(fake.requests.length, 2);
+    const first = bodyOf(fake.requests[0]);
+    const declaration = first.tools
+      ?.flatMap((tool) => tool.functionDeclarations ?? [])
+      .find((entry) => entry.name === 'get_weather');
+    assert.ok(declaration, `the tool is declared: ${JSON.stringify(first.tools)}`);
+    assert.equal(declaration.description, 'Current weather for a city.');
+    // The JSON Schema goes as is, in parametersJsonSchema (not the OpenAPI-subset `parameters`).
+    assert.deepEqual(declaration.parametersJsonSchema?.required, ['city']);
+    assert.equal(declaration.parametersJsonSchema?.properties?.city?.type, 'string');
+
+    const contents = bodyOf(fake.requests[1]).contents;
+    const modelTurn = contents.findIndex((content) =>
+      content.parts.some((part) => part.functionCall !== undefined),
+    );
+    assert.ok(modelTurn >= 0, `the model's functionCall is replayed: ${JSON.stringify(contents)}`);
+    assert.equal(contents[modelTurn]?.role, 'model');
+    const callPart = contents[modelTurn]?.parts.find((part) => part.functionCall !== undefined);
+    assert.deepEqual(callPart?.functionCall, {
+      id: 'call_weather_1',
+      name: 'get_weather',
+      args: { city: 'Paris' },
     });
-    try {
-      const call = await run.waitForType('local_tool_call');
-      assert.deepEqual(call.data.data, {
-        toolUseId: 'call_weather_1',
-        name: 'get_weather',
-        args: { city: 'Paris' },
-        kind: 'local',
-      });
-      const posted = await server.request('POST', `${ws}/agent-runs/${run.runId}/tool-results`, {
-        body: { toolUseId: 'call_weather_1', result: '21C and sunny' },
-        headers,
-      });
-      assert.equal(posted.status, 200, JSON.stringify(posted.body));
-      const frames = await run.ended;
+    // Gemini rejects a replayed thinking turn's functionCall without its thought signature.
+    assert.equal(callPart?.thoughtSignature, 'c2lnLXdlYXRoZXI=');
 
-      assert.equal(types(frames).at(-1), 'result');
-      assert.deepEqual(
-        ofType(frames, 'thinking_delta').map((frame) => frame.data.data.text),
-        ['I should look it up.'],
-      );
-      const messages = ofType(frames, 'assistant_message').map((frame) => frame.data.data);
-      assert.equal(messages.length, 2);
-      // Gemini says STOP for a turn with function calls; the unified reason wins.
-      assert.equal(messages[0]?.finishReason, 'tool_use');
-      assert.deepEqual(messages[0]?.toolCalls, [
-        { id: 'call_weather_1', name: 'get_weather', input: { city: 'Paris' } },
-      ]);
-      assert.equal(messages[1]?.finishReason, 'end_turn');
-      assert.deepEqual(
-        ofType(frames, 'local_tool_result_in').map((frame) => frame.data.data.output),
-        ['21C and sunny'],
-      );
-      const result = frames.at(-1)?.data.data;
-      assert.equal(result?.text, 'Sunny in Paris.');
-      assert.equal(result?.turns, 2);
-      assert.deepEqual(result?.tokens, {
-        inputTokens: 90,
-        cachedTokens: 20,
-        reasoningTokens: 0,
-        outputTokens: 15,
-      });
-
-      assert.equal(fake.requests.length, 2);
-      const first = bodyOf(fake.requests[0]);
-      const declaration = first.tools
-        ?.flatMap((tool) => tool.functionDeclarations ?? [])
-        .find((entry) => entry.name === 'get_weather');
-      assert.ok(declaration, `the tool is declared: ${JSON.stringify(first.tools)}`);
-      assert.equal(declaration.description, 'Current weather for a city.');
-      // The JSON Schema goes as is, in parametersJsonSchema (not the OpenAPI-subset `parameters`).
-      assert.deepEqual(declaration.parametersJsonSchema?.required, ['city']);
-      assert.equal(declaration.parametersJsonSchema?.properties?.city?.type, 'string');
-
-      const contents = bodyOf(fake.requests[1]).contents;
-      const modelTurn = contents.findIndex((content) =>
-        content.parts.some((part) => part.functionCall !== undefined),
-      );
-      assert.ok(modelTurn >= 0, `the model's functionCall is replayed: ${JSON.stringify(contents)}`);
-      assert.equal(contents[modelTurn]?.role, 'model');
-      const callPart = contents[modelTurn]?.parts.find((part) => part.functionCall !== undefined);
-      assert.deepEqual(callPart?.functionCall, {
-        id: 'call_weather_1',
-        name: 'get_weather',
-        args: { city: 'Paris' },
-      });
-      // Gemini rejects a replayed thinking turn's functionCall without its thought signature.
-      assert.equal(callPart?.thoughtSignature, 'c2lnLXdlYXRoZXI=');
-
-      const responseTurn = contents[modelTurn + 1];
-      assert.equal(responseTurn?.role, 'user', 'the functionResponse follows its call');
-      assert.deepEqual(responseTurn?.parts, [
-        {
-          functionResponse: {
-            id: 'call_weather_1',
-            name: 'get_weather',
-            response: { name: 'get_weather', content: '21C and sunny' },
-          },
+    const responseTurn = contents[modelTurn + 1];
+    assert.equal(responseTurn?.role, 'user', 'the functionResponse follows its call');
+    assert.deepEqual(responseTurn?.parts, [
+      {
+        functionResponse: {
+          id: 'call_weather_1',
+          name: 'get_weather',
+          response: { name: 'get_weather', content: '21C and sunny' },
         },
-      ]);
-    } finally {
-      run.close();
-    }
+      },
+    ]);
   });
 
   it('reasoningLevel 0 turns thinking off (budget 0 on 2.5 Flash, no includeThoughts) and streams no thinking_delta', async () => {
@@ -347,13 +302,13 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
     });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
-    assert.deepEqual(types(frames), ['error']);
-    const error = frames[0]?.data.data;
-    assert.equal(error?.errorClass, 'auth');
-    assert.equal(error?.retryable, false);
-    assert.equal(error?.apiStatus, 403);
-    assert.equal(error?.apiCode, 'PERMISSION_DENIED');
-    assert.match(String(error?.error), /unregistered callers/);
+    const error = onlyError(frames, {
+      errorClass: 'auth',
+      retryable: false,
+      apiStatus: 403,
+      apiCode: 'PERMISSION_DENIED',
+    });
+    assert.match(String(error.error), /unregistered callers/);
     assert.equal(fake.requests.length, 1);
   });
 
@@ -361,12 +316,12 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
     fake.enqueue({ type: 'http-error', status: 400, message: 'Invalid JSON payload received.' });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
-    assert.deepEqual(types(frames), ['error']);
-    const error = frames[0]?.data.data;
-    assert.equal(error?.errorClass, 'invalid_request');
-    assert.equal(error?.retryable, false);
-    assert.equal(error?.apiStatus, 400);
-    assert.equal(error?.apiCode, 'INVALID_ARGUMENT');
+    onlyError(frames, {
+      errorClass: 'invalid_request',
+      retryable: false,
+      apiStatus: 400,
+      apiCode: 'INVALID_ARGUMENT',
+    });
     assert.equal(fake.requests.length, 1);
   });
 

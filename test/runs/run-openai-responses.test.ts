@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
 import {
+  onlyError,
   assertPlainHelloWorldRun,
   assertTruncatedOnceUponATime,
   ofType,
@@ -9,8 +10,7 @@ import {
   types,
   type RunFixture,
 } from '../support/run-fixture.ts';
-import { WEATHER_TOOL } from '../tools/tool-support.ts';
-import type { TestServer } from '../support/test-server.ts';
+import { weatherRoundTrip } from '../tools/tool-support.ts';
 
 /** The Responses API request body as the fake recorded it. */
 type ResponsesBody = {
@@ -28,10 +28,7 @@ const bodyOf = (request: RecordedRequest | undefined): ResponsesBody => {
 };
 
 describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
-  let server: TestServer;
   let fake: FakeProviderServer;
-  let ws: string;
-  let headers: Record<string, string>;
   let fixture: RunFixture;
 
   before(async () => {
@@ -39,7 +36,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
       model: { vendorModelId: 'gpt-5-mini', apiKey: 'sk-fake' },
       engine: { shutdownGraceMs: 200 },
     });
-    ({ server, fake, ws, headers } = fixture);
+    ({ fake } = fixture);
   });
   after(() => fixture?.close());
   beforeEach(() => fake.reset());
@@ -120,81 +117,37 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
       },
       { text: ['Sunny in Paris.'], usage: { inputTokens: 60, cachedTokens: 20, outputTokens: 5 } },
     );
-    const run = await fixture.startRun({
-      systemPrompt: 's',
-      prompt: 'weather in Paris?',
-      tools: [WEATHER_TOOL],
-      reasoningLevel: 'medium',
-    });
-    try {
-      const call = await run.waitForType('local_tool_call');
-      assert.deepEqual(call.data.data, {
-        toolUseId: 'call_weather_1',
-        name: 'get_weather',
-        args: { city: 'Paris' },
-        kind: 'local',
-      });
-      const posted = await server.request('POST', `${ws}/agent-runs/${run.runId}/tool-results`, {
-        body: { toolUseId: 'call_weather_1', result: '21C and sunny' },
-        headers,
-      });
-      assert.equal(posted.status, 200, JSON.stringify(posted.body));
-      const frames = await run.ended;
+    await weatherRoundTrip(fixture);
 
-      assert.equal(types(frames).at(-1), 'result');
-      const messages = ofType(frames, 'assistant_message').map((frame) => frame.data.data);
-      assert.equal(messages.length, 2);
-      assert.equal(messages[0]?.finishReason, 'tool_use');
-      assert.deepEqual(messages[0]?.toolCalls, [
-        { id: 'call_weather_1', name: 'get_weather', input: { city: 'Paris' } },
-      ]);
-      assert.equal(messages[1]?.finishReason, 'end_turn');
-      assert.deepEqual(
-        ofType(frames, 'local_tool_result_in').map((frame) => frame.data.data.output),
-        ['21C and sunny'],
-      );
-      const result = frames.at(-1)?.data.data;
-      assert.equal(result?.text, 'Sunny in Paris.');
-      assert.equal(result?.turns, 2);
-      assert.deepEqual(result?.tokens, {
-        inputTokens: 90,
-        cachedTokens: 20,
-        reasoningTokens: 0,
-        outputTokens: 15,
-      });
+    assert.equal(fake.requests.length, 2);
+    const first = bodyOf(fake.requests[0]);
+    const tool = first.tools?.find((entry) => entry.name === 'get_weather');
+    assert.equal(tool?.type, 'function');
+    assert.deepEqual(tool?.parameters?.required, ['city']);
 
-      assert.equal(fake.requests.length, 2);
-      const first = bodyOf(fake.requests[0]);
-      const tool = first.tools?.find((entry) => entry.name === 'get_weather');
-      assert.equal(tool?.type, 'function');
-      assert.deepEqual(tool?.parameters?.required, ['city']);
-
-      const input = bodyOf(fake.requests[1]).input;
-      const callIndex = input.findIndex((item) => item.type === 'function_call');
-      const outputIndex = input.findIndex((item) => item.type === 'function_call_output');
-      assert.ok(callIndex >= 0, `the assistant's function_call is replayed: ${JSON.stringify(input)}`);
-      assert.deepEqual(
-        { ...input[callIndex], arguments: JSON.parse(input[callIndex]?.arguments) },
-        {
-          type: 'function_call',
-          call_id: 'call_weather_1',
-          name: 'get_weather',
-          arguments: { city: 'Paris' },
-        },
-      );
-      assert.ok(outputIndex > callIndex, 'the output follows its call');
-      assert.deepEqual(input[outputIndex], {
-        type: 'function_call_output',
+    const input = bodyOf(fake.requests[1]).input;
+    const callIndex = input.findIndex((item) => item.type === 'function_call');
+    const outputIndex = input.findIndex((item) => item.type === 'function_call_output');
+    assert.ok(callIndex >= 0, `the assistant's function_call is replayed: ${JSON.stringify(input)}`);
+    assert.deepEqual(
+      { ...input[callIndex], arguments: JSON.parse(input[callIndex]?.arguments) },
+      {
+        type: 'function_call',
         call_id: 'call_weather_1',
-        output: '21C and sunny',
-      });
-      // A reasoning model's function_call must be preceded by its reasoning item (stored: a reference).
-      const reasoningRef = input[callIndex - 1];
-      assert.equal(reasoningRef?.type, 'item_reference');
-      assert.match(String(reasoningRef?.id), /^rs_/);
-    } finally {
-      run.close();
-    }
+        name: 'get_weather',
+        arguments: { city: 'Paris' },
+      },
+    );
+    assert.ok(outputIndex > callIndex, 'the output follows its call');
+    assert.deepEqual(input[outputIndex], {
+      type: 'function_call_output',
+      call_id: 'call_weather_1',
+      output: '21C and sunny',
+    });
+    // A reasoning model's function_call must be preceded by its reasoning item (stored: a reference).
+    const reasoningRef = input[callIndex - 1];
+    assert.equal(reasoningRef?.type, 'item_reference');
+    assert.match(String(reasoningRef?.id), /^rs_/);
   });
 
   it('max tokens (response.incomplete, max_output_tokens) ends in a truncation error with partialText', async () => {
@@ -228,12 +181,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
     fake.enqueue({ type: 'http-error', status: 401, message: 'Incorrect API key provided' });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
-    assert.deepEqual(types(frames), ['error']);
-    const error = frames[0]?.data.data;
-    assert.equal(error?.errorClass, 'auth');
-    assert.equal(error?.retryable, false);
-    assert.equal(error?.apiStatus, 401);
-    assert.equal(error?.apiCode, 'invalid_api_key');
+    onlyError(frames, { errorClass: 'auth', retryable: false, apiStatus: 401, apiCode: 'invalid_api_key' });
     assert.equal(fake.requests.length, 1);
   });
 

@@ -124,6 +124,17 @@ export const ofType = (frames: readonly SseFrame[], type: string) =>
   frames.filter((frame) => frame.data.type === type);
 
 /**
+ * The run's stream held one event, an `error` with these fields (others unchecked); returns its data.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- event JSON
+export function onlyError(frames: SseFrame[], expected: Record<string, unknown>): Record<string, any> {
+  assert.deepEqual(types(frames), ['error']);
+  const error = frames[0]?.data.data ?? {};
+  for (const [field, value] of Object.entries(expected)) assert.deepEqual(error[field], value, field);
+  return error;
+}
+
+/**
  * The events of a plain 'Hello' + ', world.' reply whose usage the fake reported as
  * 100 input (60 cached), 20 output (5 reasoning): two deltas, one assistant_message
  * ending the turn without tool calls, and a result with the text, one turn, those tokens and no

@@ -30,14 +30,9 @@ export function decodeCall(call: ModelCall): ModelCall {
   return mapFileData(call, (data) => (isUrlData(data) ? new URL(data.url) : data));
 }
 
+/** File data is a string, bytes or a URL: none of them has a string `url` property. */
 function isUrlData(data: unknown): data is UrlData {
-  return (
-    typeof data === 'object' &&
-    data !== null &&
-    !ArrayBuffer.isView(data) &&
-    !(data instanceof ArrayBuffer) &&
-    typeof (data as Partial<UrlData>).url === 'string'
-  );
+  return typeof data === 'object' && data !== null && typeof (data as Partial<UrlData>).url === 'string';
 }
 
 /** Only the last user turn carries attachments, so calls without file parts are returned as they are. */
