@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
@@ -251,6 +253,74 @@ describe('closing the model threads', () => {
     } finally {
       await pool.close();
       await fake.close();
+    }
+  });
+});
+
+/**
+ * A provider whose reply never ends: OpenAI Chat chunks of 64 KB of text, written as fast as the
+ * connection takes them until the client goes away.
+ */
+async function startEndlessProvider(): Promise<{ url: string; close(): Promise<void> }> {
+  const chunk = Buffer.from(
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-endless',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'fake-model',
+      choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) }, finish_reason: null }],
+    })}\n\n`,
+  );
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    let open = true;
+    response.on('close', () => (open = false));
+    const pump = () => {
+      while (open && response.write(chunk));
+      if (open) response.once('drain', pump);
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a model thread that stops', () => {
+  it('fails only the call it was running (heap limit reached on a runaway reply); the next call starts a new thread', async () => {
+    const endless = await startEndlessProvider();
+    const fake = await startFakeOpenAIChat([{ text: ['still', ' here'] }]);
+    const pool = new ModelThreadPool({ threads: 1, logger, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    try {
+      let received = 0;
+      const runaway = await pool
+        .call(sayHi(endless.url), new AbortController().signal, {
+          onText: (text) => (received += text.length),
+          onThinking: () => {},
+        })
+        .then(
+          () => assert.fail('an endless reply cannot complete'),
+          (error: unknown) => error,
+        );
+      assert.match(String(runaway), /the model thread stopped during the call/);
+      assert.ok(received > 0, 'deltas streamed until the thread stopped');
+      assert.equal(pool.threadCount, 0, 'the stopped thread left the pool');
+
+      const next = await callThrough(pool, sayHi(fake.url));
+      assert.deepEqual(next.deltas, ['still', ' here']);
+      assert.equal(next.turn?.text, 'still here');
+      assert.equal(pool.threadCount, 1);
+    } finally {
+      await pool.close();
+      await fake.close();
+      await endless.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { assertNever } from '../../domain/assert-never.ts';
 import { ModelTurnError, type CompletedTurn, type ModelTurnOutput } from '../model-turn.ts';
@@ -21,9 +21,16 @@ class ModelThread {
   readonly #calls = new Map<number, PendingCall>();
   readonly #logger: Logger;
 
-  constructor(logger: Logger, onExit: (thread: ModelThread) => void) {
+  constructor(
+    logger: Logger,
+    resourceLimits: ResourceLimits | undefined,
+    onExit: (thread: ModelThread) => void,
+  ) {
     this.#logger = logger;
-    this.#worker = new Worker(THREAD_ENTRY, { name: 'agent-runs model thread' });
+    this.#worker = new Worker(THREAD_ENTRY, {
+      name: 'agent-runs model thread',
+      ...(resourceLimits && { resourceLimits }),
+    });
     // Only calls in flight keep the process alive (see #take).
     this.#worker.unref();
     this.#worker.on('message', (batch: FromModelThread[]) => {
@@ -114,6 +121,8 @@ class ModelThread {
 export interface ModelThreadPoolOptions {
   threads: number;
   logger: Logger;
+  /** Each thread's heap limits (V8's defaults when absent): a thread that exceeds them stops alone. */
+  resourceLimits?: ResourceLimits;
 }
 
 /**
@@ -126,6 +135,7 @@ export interface ModelThreadPoolOptions {
 export class ModelThreadPool implements ModelCaller {
   readonly #size: number;
   readonly #logger: Logger;
+  readonly #resourceLimits: ResourceLimits | undefined;
   readonly #threads: ModelThread[] = [];
   #nextId = 1;
   #closed = false;
@@ -136,6 +146,7 @@ export class ModelThreadPool implements ModelCaller {
     }
     this.#size = options.threads;
     this.#logger = options.logger;
+    this.#resourceLimits = options.resourceLimits;
   }
 
   call(call: ModelCall, signal: AbortSignal, output: ModelTurnOutput): Promise<CompletedTurn> {
@@ -176,7 +187,7 @@ export class ModelThreadPool implements ModelCaller {
   }
 
   #spawn(): ModelThread {
-    const thread = new ModelThread(this.#logger, (exited) => {
+    const thread = new ModelThread(this.#logger, this.#resourceLimits, (exited) => {
       const index = this.#threads.indexOf(exited);
       if (index >= 0) this.#threads.splice(index, 1);
       if (!this.#closed) this.#logger.warn('a model thread stopped; the next call starts a new one');
