@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -47,6 +48,8 @@ export interface ServiceOptions {
   engine?: EngineOptions;
   /** Start the model threads with the service rather than at the first model call (the CLI does). */
   startModelThreads?: boolean;
+  /** Heap limits of each model thread (V8's defaults when absent). */
+  modelThreadResourceLimits?: ResourceLimits;
 }
 
 interface Transport {
@@ -131,7 +134,11 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     });
     if (config.role !== 'api' && !options.internalAdmin) {
       if (config.modelThreads > 0) {
-        const pool = new ModelThreadPool({ threads: config.modelThreads, logger: options.logger });
+        const pool = new ModelThreadPool({
+          threads: config.modelThreads,
+          logger: options.logger,
+          ...(options.modelThreadResourceLimits && { resourceLimits: options.modelThreadResourceLimits }),
+        });
         if (options.startModelThreads) pool.start();
         models = pool;
       } else {

@@ -252,7 +252,11 @@ export class RunExecution {
         this.#lastText = completed.text;
         return completed;
       } catch (error) {
-        if (!(error instanceof ModelTurnError)) throw error;
+        if (!(error instanceof ModelTurnError)) {
+          // An invocation that failed outside the provider (its model thread stopped) still counts.
+          if (!this.#signal.aborted) this.#turns++;
+          throw error;
+        }
         const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
         if (delay === undefined) {
           this.#turns++;

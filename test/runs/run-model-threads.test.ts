@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
-import { assertPlainHelloWorldRun, startRunFixture } from '../support/run-fixture.ts';
+import assert from 'node:assert/strict';
+import { assertPlainHelloWorldRun, onlyError, startRunFixture } from '../support/run-fixture.ts';
 
 const HELLO_WORLD = {
   text: ['Hello', ', world.'],
@@ -23,4 +24,32 @@ describe('AGENT_RUNS_MODEL_THREADS: where model calls run does not change what a
       }
     });
   }
+});
+
+describe('a model thread that stops during a call', () => {
+  it('ends that run with one retryable worker_error counting the invocation; the next run gets a new thread', async () => {
+    // A reply whose thoughts never end (not streamed: reasoning is off) fills the thread's capped heap.
+    const endlessThoughts = Array.from({ length: 4000 }, () => 'x'.repeat(64 * 1024));
+    const fixture = await startRunFixture('openai-chat', {
+      env: { AGENT_RUNS_MODEL_THREADS: '1' },
+      modelThreadResourceLimits: { maxOldGenerationSizeMb: 64 },
+      script: [{ thinking: endlessThoughts, text: ['never reached'] }, HELLO_WORLD],
+    });
+    try {
+      const stopped = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'think' });
+      const error = onlyError(stopped.frames, { code: 'worker_error', retryable: true, turns: 1 });
+      assert.equal(error.error, 'the worker failed while running the agent');
+      const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${stopped.runId}`, {
+        headers: fixture.headers,
+      });
+      assert.equal(snapshot.body.status, 'failed');
+      assert.equal(fixture.fake.requests.length, 1, 'the stopped call is not retried');
+
+      const next = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
+      assertPlainHelloWorldRun(next.frames, 'fake-model');
+      assert.equal(fixture.fake.requests.length, 2);
+    } finally {
+      await fixture.close();
+    }
+  });
 });

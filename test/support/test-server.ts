@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { ResourceLimits } from 'node:worker_threads';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createService, type EngineOptions, type Service } from '../../src/main.ts';
@@ -34,6 +35,7 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   dev?: boolean;
   engine?: EngineOptions;
+  modelThreadResourceLimits?: ResourceLimits;
 }
 
 /** The real service on port 0 over a fresh database, spoken to over HTTP like a client. */
@@ -51,6 +53,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dev: options.dev ?? false,
     ...(options.engine && { engine: options.engine }),
     ...(database.pgSchema && { pgSchema: database.pgSchema }),
+    ...(options.modelThreadResourceLimits && {
+      modelThreadResourceLimits: options.modelThreadResourceLimits,
+    }),
   });
   return {
     ...server,
@@ -68,13 +73,21 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 export async function serveOn(
   config: Config,
   adminToken: string,
-  options: { dev?: boolean; engine?: EngineOptions; pgSchema?: string } = {},
+  options: {
+    dev?: boolean;
+    engine?: EngineOptions;
+    pgSchema?: string;
+    modelThreadResourceLimits?: ResourceLimits;
+  } = {},
 ): Promise<TestServer> {
   const service = await createService(config, {
     logger: pino({ level: 'silent' }),
     dev: options.dev ?? false,
     ...(options.engine && { engine: options.engine }),
     ...(options.pgSchema && { storage: { pgSchema: options.pgSchema } }),
+    ...(options.modelThreadResourceLimits && {
+      modelThreadResourceLimits: options.modelThreadResourceLimits,
+    }),
   });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = service.app.server.address() as AddressInfo;
