@@ -15,7 +15,12 @@ import { assistantMessageData, type ResumePoint, type RunCheckpointState } from 
 import { modelToolDefinitions, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
 import type { ModelMessage } from 'ai';
 import type { RunCheckpointRepository } from '../storage/repositories/run-checkpoint-repository.ts';
-import { ModelTurnError, type CompletedTurn, type ToolCallRequest } from './model-turn.ts';
+import {
+  InterruptedModelCall,
+  ModelTurnError,
+  type CompletedTurn,
+  type ToolCallRequest,
+} from './model-turn.ts';
 import type { ModelCall, ModelCaller } from './ports.ts';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
 import type { RunEmitter } from './run-emitter.ts';
@@ -234,11 +239,14 @@ export class RunExecution {
   /** One turn's model call, retried on rate limits, overload and server errors while no output was sent. */
   async #callModel(request: ModelCall, turn: number): Promise<CompletedTurn> {
     for (let retry = 0; ; retry++) {
+      // The model's text in this attempt: the partial reply if the attempt breaks off.
+      let streamedText = '';
       try {
         const sentText = new ReplayedPrefix(this.#takeReplayed('text'));
         const sentThinking = new ReplayedPrefix(this.#takeReplayed('thinking'));
         const completed = await this.#deps.models.call(request, this.#signal, {
           onText: (text) => {
+            streamedText += text;
             const unsent = sentText.unsent(text);
             if (unsent !== '') this.#emitter.emit('assistant_delta', { text: unsent });
           },
@@ -253,9 +261,15 @@ export class RunExecution {
         return completed;
       } catch (error) {
         if (!(error instanceof ModelTurnError)) {
-          // An invocation that failed outside the provider (its model thread stopped) still counts.
-          if (!this.#signal.aborted) this.#turns++;
-          throw error;
+          if (this.#signal.aborted) throw error;
+          // Broken off outside the provider (its model thread stopped): the invocation still counts,
+          // and the text already streamed ends the turn, as when a provider stream fails.
+          this.#turns++;
+          if (streamedText !== '') {
+            this.#lastText = streamedText;
+            this.#emitAssistantMessage(turn, { text: streamedText, finishReason: null, toolCalls: [] });
+          }
+          throw new InterruptedModelCall(streamedText, error);
         }
         const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
         if (delay === undefined) {
@@ -311,6 +325,8 @@ export class RunExecution {
     return this.#failure({
       message: 'the worker failed while running the agent',
       code: 'worker_error',
+      ...(error instanceof InterruptedModelCall &&
+        error.partialText !== '' && { finishReason: null, partialText: error.partialText }),
       retryable: true,
     });
   }

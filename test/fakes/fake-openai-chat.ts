@@ -62,8 +62,10 @@ function envelope(body: Record<string, unknown>) {
 /** The deltas of one turn, in wire order: reasoning, text, then each tool call's name and argument pieces. */
 function deltas(turn: ScriptedTurn): Record<string, unknown>[] {
   const result: Record<string, unknown>[] = [];
-  for (const piece of turn.thinking ?? []) result.push({ reasoning_content: piece });
+  const reasoning = (turn.thinking ?? []).map((piece) => ({ reasoning_content: piece }));
+  if (!turn.thinkingAfterText) result.push(...reasoning);
   for (const piece of turn.text ?? []) result.push({ content: piece });
+  if (turn.thinkingAfterText) result.push(...reasoning);
   for (const [index, call] of (turn.toolCalls ?? []).entries()) {
     const start = { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
     result.push({ tool_calls: [start] });

@@ -25,6 +25,8 @@ export interface ScriptedTurn {
   thinking?: string[];
   /** Anthropic only: the signature sent after the thinking deltas (defaults to a fixed fake value). */
   thinkingSignature?: string;
+  /** OpenAI Chat only: send the reasoning deltas after the text deltas instead of before them. */
+  thinkingAfterText?: boolean;
   text?: string[];
   toolCalls?: ScriptedToolCall[];
   /** Defaults to 'tool_use' when there are tool calls, else 'end_turn'. */

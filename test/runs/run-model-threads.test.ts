@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertPlainHelloWorldRun, onlyError, startRunFixture } from '../support/run-fixture.ts';
+import { assertPlainHelloWorldRun, startRunFixture, textOf, types } from '../support/run-fixture.ts';
 
 const HELLO_WORLD = {
   text: ['Hello', ', world.'],
@@ -27,22 +27,40 @@ describe('AGENT_RUNS_MODEL_THREADS: where model calls run does not change what a
 });
 
 describe('a model thread that stops during a call', () => {
-  it('ends that run with one retryable worker_error counting the invocation; the next run gets a new thread', async () => {
-    // A reply whose thoughts never end (not streamed: reasoning is off) fills the thread's capped heap.
+  it('ends that run like a broken-off stream: the partial assistant_message, then one retryable worker_error with partialText, the invocation counted; the next run gets a new thread', async () => {
+    // After its text the reply thinks without end (thoughts are not streamed: reasoning is off),
+    // filling the thread's capped heap.
     const endlessThoughts = Array.from({ length: 4000 }, () => 'x'.repeat(64 * 1024));
     const fixture = await startRunFixture('openai-chat', {
       env: { AGENT_RUNS_MODEL_THREADS: '1' },
       modelThreadResourceLimits: { maxOldGenerationSizeMb: 64 },
-      script: [{ thinking: endlessThoughts, text: ['never reached'] }, HELLO_WORLD],
+      script: [
+        { text: ['Partial', ' answer'], thinking: endlessThoughts, thinkingAfterText: true },
+        HELLO_WORLD,
+      ],
     });
     try {
       const stopped = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'think' });
-      const error = onlyError(stopped.frames, { code: 'worker_error', retryable: true, turns: 1 });
+      assert.deepEqual(types(stopped.frames), [
+        'assistant_delta',
+        'assistant_delta',
+        'assistant_message',
+        'error',
+      ]);
+      assert.equal(textOf(stopped.frames), 'Partial answer');
+      assert.deepEqual(stopped.frames[2]?.data.data, { text: 'Partial answer', turn: 0, finishReason: null });
+      const error = stopped.frames[3]?.data.data ?? {};
+      assert.equal(error.code, 'worker_error');
       assert.equal(error.error, 'the worker failed while running the agent');
+      assert.equal(error.retryable, true);
+      assert.equal(error.partialText, 'Partial answer');
+      assert.equal(error.finishReason, null);
+      assert.equal(error.turns, 1, 'the broken-off invocation counts');
       const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${stopped.runId}`, {
         headers: fixture.headers,
       });
       assert.equal(snapshot.body.status, 'failed');
+      assert.equal(snapshot.body.finalText, 'Partial answer');
       assert.equal(fixture.fake.requests.length, 1, 'the stopped call is not retried');
 
       const next = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'hi' });
