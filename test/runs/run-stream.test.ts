@@ -44,6 +44,26 @@ describe('the run event stream: replay, reconnect, late and concurrent subscribe
     );
   });
 
+  it('resuming an ended run at or past its terminal event closes the stream at once, with no frame', async () => {
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    const terminalSeq = String(frames.at(-1)?.data.seq);
+    for (const [suffix, headers] of [
+      ['', { ...fixture.headers, 'last-event-id': terminalSeq }],
+      [`?lastSeq=${terminalSeq}`, fixture.headers],
+      ['?lastSeq=999', fixture.headers],
+    ] as const) {
+      const started = Date.now();
+      const stream = await openSse(fixture.streamUrl(runId, suffix), headers);
+      assert.equal(stream.status, 200);
+      const resumed: SseFrame[] = [];
+      for await (const frame of stream.frames) resumed.push(frame);
+      assert.deepEqual(resumed, [], `${suffix || 'Last-Event-ID'}: nothing after the terminal event`);
+      // Heartbeats come every 40 ms here: a stream left open would collect them until the test timed out.
+      assert.deepEqual(stream.comments, [], `${suffix || 'Last-Event-ID'}: closed before any heartbeat`);
+      assert.ok(Date.now() - started < 1000);
+    }
+  });
+
   it('a malformed lastSeq or Last-Event-ID is 400 invalid_request', async () => {
     const { runId } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
     const badQuery = await fixture.server.request(

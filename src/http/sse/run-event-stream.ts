@@ -23,6 +23,7 @@ export class RunEventStream {
   readonly #response: ServerResponse;
   readonly #runId: string;
   readonly #options: RunEventStreamOptions;
+  readonly #runEnded: boolean;
   #lastSent: number;
   #catchingUp = true;
   #live: PublishedEvent[] = [];
@@ -37,9 +38,16 @@ export class RunEventStream {
     this.#resolveClosed = resolve;
   });
 
-  constructor(response: ServerResponse, runId: string, afterSeq: number, options: RunEventStreamOptions) {
+  /** `run.ended`: its terminal event was already in the log when the subscriber came. */
+  constructor(
+    response: ServerResponse,
+    run: { id: string; ended: boolean },
+    afterSeq: number,
+    options: RunEventStreamOptions,
+  ) {
     this.#response = response;
-    this.#runId = runId;
+    this.#runId = run.id;
+    this.#runEnded = run.ended;
     this.#lastSent = afterSeq;
     this.#options = options;
   }
@@ -82,6 +90,11 @@ export class RunEventStream {
         const page = await this.#options.store.readAfter(this.#runId, this.#lastSent, REPLAY_PAGE);
         for (const event of page) this.#sendStored(event);
         if (this.#ended || page.length < REPLAY_PAGE) break;
+      }
+      if (this.#runEnded) {
+        // Resumed at or past the terminal event: the log holds nothing more, so close now.
+        this.end();
+        return;
       }
       while (!this.#ended) {
         const buffered = this.#live

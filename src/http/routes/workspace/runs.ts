@@ -40,7 +40,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
     const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
     reply.hijack();
-    const stream = new RunEventStream(reply.raw, run.id, afterSeq, {
+    const stream = new RunEventStream(reply.raw, { id: run.id, ended: run.endedAt !== null }, afterSeq, {
       store: engine.events,
       bus: engine.bus,
       heartbeatMs: engine.heartbeatMs,
