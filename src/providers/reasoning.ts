@@ -15,8 +15,8 @@ export interface ReasoningCallSettings {
    * explicit provider options win where both speak.
    */
   reasoning?: SdkReasoning;
-  /** The effort label to report; present whenever a level was requested. */
-  label?: ReasoningLabel;
+  /** The effort label to report (`off` when no level was given). */
+  label: ReasoningLabel;
   /** Whether the provider will stream thoughts, i.e. whether `thinking_delta` events may be emitted. */
   exposesThinking: boolean;
 }
@@ -56,12 +56,48 @@ export function anthropicThinkingBudget(level: number): number {
 }
 
 /**
- * Maps a reasoning level onto each provider's own control. `undefined` means "not requested":
- * nothing is sent, so thinking stays at the provider's default (off for Anthropic and for
- * OpenAI's summaries). Level 0 disables thinking with the lowest setting the model accepts.
+ * Whether a Gemini model has a thinking control: 2.5 and later do (and think by default), earlier
+ * Gemini and Gemma models reject any `thinkingConfig`; other names are not known.
  */
-export function reasoningCallSettings(api: ProviderApi, level: number | undefined): ReasoningCallSettings {
-  if (level === undefined) return { exposesThinking: false };
+export function geminiThinkingControl(vendorModelId: string): 'yes' | 'no' | 'unknown' {
+  if (/(^|\/)gemma-/i.test(vendorModelId)) return 'no';
+  const version = /(?:^|\/)gemini-(\d+)(?:\.(\d+))?/i.exec(vendorModelId);
+  if (!version) return 'unknown';
+  const major = Number(version[1]);
+  const minor = Number(version[2] ?? 0);
+  return major > 2 || (major === 2 && minor >= 5) ? 'yes' : 'no';
+}
+
+/**
+ * Maps a reasoning level onto each provider's own control. Level 0 disables thinking with the
+ * lowest setting the model accepts. `undefined` (no level anywhere in the spec) is thinking off
+ * too, reported as `off`, but sent only where it cannot break a model without thinking: OpenAI
+ * Responses (the SDK knows which models reason), Gemini 2.5 and later (which think by default);
+ * nothing to Anthropic (thinking is off unless asked for) nor to OpenAI-compatible servers, which
+ * differ in whether a non-reasoning model accepts `reasoning_effort` at all.
+ */
+export function reasoningCallSettings(
+  api: ProviderApi,
+  level: number | undefined,
+  vendorModelId: string,
+): ReasoningCallSettings {
+  if (level === undefined) {
+    const off = { label: 'off', exposesThinking: false } as const;
+    switch (api) {
+      case 'openai-responses':
+      case 'mock':
+        return { ...reasoningCallSettings(api, 0, vendorModelId), ...off };
+      case 'google-generative-ai':
+        return geminiThinkingControl(vendorModelId) === 'yes'
+          ? { ...reasoningCallSettings(api, 0, vendorModelId), ...off }
+          : off;
+      case 'openai-chat':
+      case 'anthropic-messages':
+        return off;
+      default:
+        return assertNever(api);
+    }
+  }
   const label = reasoningEffortLabel(level);
   const thinking = label !== 'off';
   const reasoning: SdkReasoning = thinking ? label : 'none';
@@ -95,6 +131,8 @@ export function reasoningCallSettings(api: ProviderApi, level: number | undefine
         },
       };
     case 'google-generative-ai':
+      // Models before 2.5 have no thinking control: the level is ignored, as the spec says.
+      if (geminiThinkingControl(vendorModelId) === 'no') return { label, exposesThinking: false };
       // Budget vs level and the minimum budget differ per model (Gemini 3 takes thinkingLevel;
       // 2.5 Pro rejects a zero budget): an explicit thinkingBudget here would bypass the SDK's
       // per-model mapping of `reasoning`, so only ask for the thoughts to be streamed.

@@ -37,7 +37,10 @@ interface RunOptions {
 
 /** One streamText call as the run engine makes it; an error thrown by the stream becomes a part. */
 async function run(model: LanguageModel, { prompt = 'hi', messages, level, api, ...rest }: RunOptions = {}) {
-  const settings = api === undefined ? undefined : reasoning.reasoningCallSettings(api, level);
+  const settings =
+    api === undefined
+      ? undefined
+      : reasoning.reasoningCallSettings(api, level, typeof model === 'string' ? model : model.modelId);
   const result = streamText({
     model,
     ...(messages ? { messages } : { prompt }),
@@ -425,7 +428,7 @@ describe('reasoning levels', () => {
     ]);
   });
 
-  test('no level sends nothing; a level always gets a label; each provider gets its own control', () => {
+  test('a level always gets a label and each provider its own control', () => {
     for (const api of [
       'openai-responses',
       'openai-chat',
@@ -433,25 +436,70 @@ describe('reasoning levels', () => {
       'google-generative-ai',
       'mock',
     ] as const) {
-      assert.deepEqual(reasoning.reasoningCallSettings(api, undefined), { exposesThinking: false });
-      assert.equal(reasoning.reasoningCallSettings(api, 40).label, 'medium');
+      assert.equal(reasoning.reasoningCallSettings(api, 40, 'gemini-2.5-flash').label, 'medium');
     }
-    assert.deepEqual(reasoning.reasoningCallSettings('openai-responses', 90), {
+    assert.deepEqual(reasoning.reasoningCallSettings('openai-responses', 90, 'gpt-5'), {
       ...{ reasoning: 'high', label: 'high', exposesThinking: true },
       providerOptions: { openai: { reasoningEffort: 'high', reasoningSummary: 'auto' } },
     });
     // At 0 the SDK picks none/minimal/low per OpenAI model from `reasoning: 'none'`.
-    assert.deepEqual(reasoning.reasoningCallSettings('openai-responses', 0), {
+    assert.deepEqual(reasoning.reasoningCallSettings('openai-responses', 0, 'gpt-5'), {
       reasoning: 'none',
       label: 'off',
       exposesThinking: false,
       providerOptions: { openai: { reasoningSummary: null } },
     });
-    assert.deepEqual(reasoning.reasoningCallSettings('google-generative-ai', 10).providerOptions, {
-      google: { thinkingConfig: { includeThoughts: true } },
-    });
-    assert.deepEqual(reasoning.reasoningCallSettings('mock', 0).providerOptions, {
+    assert.deepEqual(
+      reasoning.reasoningCallSettings('google-generative-ai', 10, 'gemini-3-pro').providerOptions,
+      {
+        google: { thinkingConfig: { includeThoughts: true } },
+      },
+    );
+    assert.deepEqual(reasoning.reasoningCallSettings('mock', 0, 'echo').providerOptions, {
       mock: { thinking: false },
+    });
+  });
+
+  test('no level in the spec is thinking off, sent only where no model can reject it', () => {
+    const omitted = (api: ProviderApi, vendorModelId: string) =>
+      reasoning.reasoningCallSettings(api, undefined, vendorModelId);
+    // Where the SDK knows which models reason, or the model family thinks by default: as level 0.
+    assert.deepEqual(
+      omitted('openai-responses', 'gpt-5'),
+      reasoning.reasoningCallSettings('openai-responses', 0, 'gpt-5'),
+    );
+    assert.deepEqual(
+      omitted('google-generative-ai', 'gemini-2.5-flash'),
+      reasoning.reasoningCallSettings('google-generative-ai', 0, 'gemini-2.5-flash'),
+    );
+    assert.deepEqual(omitted('mock', 'echo').providerOptions, { mock: { thinking: false } });
+    // Nothing where thinking is already off by default or a parameter could be refused.
+    for (const [api, model] of [
+      ['anthropic-messages', 'claude-sonnet-4-5'],
+      ['openai-chat', 'gpt-4o'],
+      ['google-generative-ai', 'gemini-2.0-flash'],
+      ['google-generative-ai', 'my-tuned-model'],
+    ] as const) {
+      assert.deepEqual(omitted(api, model), { label: 'off', exposesThinking: false }, `${api} ${model}`);
+    }
+  });
+
+  test('Gemini models before 2.5 have no thinking control: a level is reported but not sent', () => {
+    assert.deepEqual(
+      [
+        'gemini-2.5-flash',
+        'models/gemini-2.5-pro',
+        'gemini-3-pro-preview',
+        'gemini-2.0-flash',
+        'gemini-1.5-pro',
+        'gemma-3-27b-it',
+        'tuned-x',
+      ].map(reasoning.geminiThinkingControl),
+      ['yes', 'yes', 'yes', 'no', 'no', 'no', 'unknown'],
+    );
+    assert.deepEqual(reasoning.reasoningCallSettings('google-generative-ai', 80, 'gemini-2.0-flash'), {
+      label: 'high',
+      exposesThinking: false,
     });
     assert.equal(reasoning.anthropicThinkingBudget(1), 1024);
   });

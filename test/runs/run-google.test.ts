@@ -73,7 +73,11 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
       'the system prompt is not a content',
     );
     assert.deepEqual(body.contents.at(-1), { role: 'user', parts: [{ text: 'hi' }] });
-    assert.equal(body.generationConfig?.thinkingConfig, undefined, 'no thinking config without a level');
+    assert.deepEqual(
+      body.generationConfig?.thinkingConfig,
+      { thinkingBudget: 0, includeThoughts: false },
+      'without a level, thinking is off',
+    );
   });
 
   it("reasoningLevel 'high' asks for thoughts (includeThoughts) and streams thought parts as thinking_delta", async () => {
@@ -107,15 +111,29 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
     assert.equal(result?.tokens.outputTokens, 40, 'thoughts count inside outputTokens');
   });
 
-  it('without a level no thinking config is sent, and thought parts the provider sends anyway are not streamed', async () => {
+  it('without a level Gemini 2.5 gets thinking off (it thinks by default), and thoughts it sends anyway are not streamed', async () => {
     fake.enqueue({ thinking: ['hidden thoughts'], text: ['Quick answer.'] });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
 
     const body = bodyOf(fake.requests.at(-1));
-    assert.equal(body.generationConfig?.thinkingConfig, undefined);
+    assert.deepEqual(body.generationConfig?.thinkingConfig, { thinkingBudget: 0, includeThoughts: false });
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
     assert.equal(frames.at(-1)?.data.data.text, 'Quick answer.');
-    assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, undefined);
+    assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, 'off');
+  });
+
+  it('a Gemini model without a thinking control (2.0) gets no thinking config, with or without a level', async () => {
+    const listed = await server.admin('GET', `/workspaces/${fixture.slug}/providers`);
+    const providerId = (listed.body.providers as { id: string }[])[0]?.id;
+    const modelId = `provider:${providerId}:gemini-2.0-flash`;
+    for (const reasoningLevel of [undefined, 0, 80]) {
+      fake.enqueue({ text: ['Plain.'] });
+      const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', modelId, reasoningLevel });
+      const request = fake.requests.at(-1);
+      assert.equal(request?.path, '/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
+      assert.equal(bodyOf(request).generationConfig?.thinkingConfig, undefined, `level ${reasoningLevel}`);
+      assert.equal(types(frames).at(-1), 'result');
+    }
   });
 
   it('a local tool call round trip: functionCall → local_tool_call → tool-results → functionResponse', async () => {

@@ -58,7 +58,8 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
     const body = bodyOf(request);
     assert.equal(body.model, 'gpt-5-mini');
     assert.equal(body.stream, true);
-    assert.equal(body.reasoning, undefined, 'no reasoning settings when no level was requested');
+    // Without a level thinking is off: the SDK maps it onto gpt-5-mini's lowest effort.
+    assert.deepEqual(body.reasoning, { effort: 'minimal' }, 'thinking off, no summaries');
     // gpt-5-mini is a reasoning model: the system prompt goes as a developer message.
     assert.deepEqual(body.input[0], { role: 'developer', content: 'You are terse.' });
     assert.deepEqual(body.input.at(-1), { role: 'user', content: [{ type: 'input_text', text: 'hi' }] });

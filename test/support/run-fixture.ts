@@ -157,7 +157,7 @@ export function assertPlainHelloWorldRun(frames: SseFrame[], vendorModelId: stri
     outputTokens: 20,
   });
   assert.equal(result?.model.vendorModelId, vendorModelId);
-  assert.equal(result?.model.reasoningEffort, undefined, 'no level was requested');
+  assert.equal(result?.model.reasoningEffort, 'off', 'no level: an ephemeral spec has thinking off');
 }
 
 /**
