@@ -111,7 +111,11 @@ export class RunExecution {
     const tools = resolveRunTools(this.#spec.effective.tools);
     const toolDefinitions = modelToolDefinitions(tools);
     const resolved = await this.#deps.catalog.resolve(this.#run.workspaceId, runModel.ref);
-    const reasoning = reasoningCallSettings(resolved.api, reasoningLevel ?? undefined, resolved.vendorModelId);
+    const reasoning = reasoningCallSettings(
+      resolved.api,
+      reasoningLevel ?? undefined,
+      resolved.vendorModelId,
+    );
     this.#model = { ...this.#model, reasoningEffort: reasoning.label };
     const conversation = initialConversation(this.#spec);
     const request: ModelCall = {
