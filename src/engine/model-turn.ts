@@ -87,7 +87,7 @@ function modelTurnRequest(call: ModelCall, abortSignal: AbortSignal): ModelTurnR
  * One model invocation, streamed: text and thought deltas go to `output` as
  * they arrive; the call settles with the completed turn, throws
  * `ModelTurnError` when the provider fails, or rethrows the abort reason when
- * the run is cancelled.
+ * its signal is aborted (the service stopping; a cancelled run finishes its turn).
  */
 export async function streamModelTurn(
   request: ModelTurnRequest,

@@ -8,6 +8,7 @@ import type { ModelInfo } from '../domain/usage.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { reasoningCallSettings } from '../providers/reasoning.ts';
 import { RunCancelled } from './abort-reasons.ts';
+import { ModelCallAbort } from './model-call-abort.ts';
 import { ReplayedPrefix } from './replayed-prefix.ts';
 import { initialConversation } from './conversation.ts';
 import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
@@ -48,9 +49,12 @@ export interface RunExecutionDeps extends ClientToolRoundDeps {
 export const DEFAULT_MAX_TOOL_TURNS = 50;
 
 export interface RunExecutionSignals {
-  /** Aborted on cancel, shutdown or an event-log failure: stops model calls. */
+  /** Aborted on cancel, shutdown or an event-log failure: no further model turn starts. */
   abort: AbortSignal;
-  /** Aborted on shutdown or an event-log failure only: a cancelled run still waits for its pending tool calls. */
+  /**
+   * Aborted on shutdown or an event-log failure only: stops the model call in flight and tool
+   * waits. A cancelled run finishes its current turn and waits for its pending tool calls.
+   */
   stop: AbortSignal;
 }
 
@@ -163,6 +167,12 @@ export class RunExecution {
         turn,
       );
       const assistantMessage = assistantMessageData(turn, completed);
+      if (this.#signal.aborted) {
+        // Cancelled during the turn: the runner stops between turns, so the turn ends as it came
+        // and neither its tool calls nor another turn follow.
+        this.#emitter.emit('assistant_message', assistantMessage);
+        this.#throwIfAborted();
+      }
       if (completed.toolCalls.length > 0 && toolsEnabled && completed.finishReason !== 'max_tokens') {
         history = [...history, ...completed.responseMessages];
         // Taken before the assistant_message goes out, so a takeover knows whether to send it.
@@ -245,16 +255,19 @@ export class RunExecution {
     for (let retry = 0; ; retry++) {
       // The model's text in this attempt: the partial reply if the attempt breaks off.
       let streamedText = '';
+      const abort = new ModelCallAbort(this.#stop, this.#signal);
       try {
         const sentText = new ReplayedPrefix(this.#takeReplayed('text'));
         const sentThinking = new ReplayedPrefix(this.#takeReplayed('thinking'));
-        const completed = await this.#deps.models.call(request, this.#signal, {
+        const completed = await this.#deps.models.call(request, abort.signal, {
           onText: (text) => {
+            abort.answered();
             streamedText += text;
             const unsent = sentText.unsent(text);
             if (unsent !== '') this.#emitter.emit('assistant_delta', { text: unsent });
           },
           onThinking: (text) => {
+            abort.answered();
             const unsent = sentThinking.unsent(text);
             if (unsent !== '') this.#emitter.emit('thinking_delta', { text: unsent });
           },
@@ -265,10 +278,12 @@ export class RunExecution {
         return completed;
       } catch (error) {
         if (!(error instanceof ModelTurnError)) {
-          if (this.#signal.aborted) throw error;
-          // Broken off outside the provider (its model thread stopped): the invocation still counts,
-          // and the text already streamed ends the turn, as when a provider stream fails.
+          if (this.#stop.aborted) throw error;
+          // Abandoned on cancel before it answered, or broken off outside the provider (its model
+          // thread stopped): the invocation still counts.
           this.#turns++;
+          if (abort.signal.aborted) throw error;
+          // The text already streamed ends the turn, as when a provider stream fails.
           if (streamedText !== '') {
             this.#lastText = streamedText;
             this.#emitAssistantMessage(turn, { text: streamedText, finishReason: null, toolCalls: [] });
@@ -289,6 +304,8 @@ export class RunExecution {
           'retrying model call',
         );
         await sleep(delay, undefined, { signal: this.#signal }).catch(() => this.#throwIfAborted());
+      } finally {
+        abort.dispose();
       }
     }
   }

@@ -97,10 +97,11 @@ export function errorEvent(
   };
 }
 
+/** `cancelled` carries the usage triple too: the spec puts it on every terminal event. */
 export function cancelledEvent(usage: UsageTriple, finalText: string | null, reason?: string): TerminalEvent {
   return {
     type: 'cancelled',
-    data: reason === undefined ? {} : { reason },
+    data: { ...(reason !== undefined && { reason }), ...usage },
     outcome: {
       status: 'cancelled',
       finalText,

@@ -13,33 +13,116 @@ describe('cancellation', () => {
   const cancel = (runId: string) =>
     fixture.server.request('POST', `${fixture.ws}/agent-runs/${runId}/cancel`, { headers: fixture.headers });
 
-  it('cancel mid-reply aborts the provider call and ends the run with exactly one cancelled event', async () => {
-    fixture.fake.reset();
-    fixture.fake.enqueue({ text: Array.from({ length: 200 }, () => 'x'), chunkIntervalMs: 20 });
-    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'long' });
-    const stream = await openSse(fixture.streamUrl(created.body.runId), fixture.headers);
+  const snapshotOf = async (runId: string) =>
+    (await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers }))
+      .body;
+
+  /** Creates a run, reads its stream, and cancels it once the first assistant_delta has arrived. */
+  async function cancelDuringFirstTurn(
+    body: Record<string, unknown>,
+  ): Promise<{ runId: string; frames: SseFrame[] }> {
+    const created = await fixture.createRun(body);
+    const runId = created.body.runId as string;
+    const stream = await openSse(fixture.streamUrl(runId), fixture.headers);
     const frames: SseFrame[] = [];
     for await (const frame of stream.frames) {
       frames.push(frame);
-      if (frames.length === 3) {
-        const response = await cancel(created.body.runId);
+      if (
+        frames.filter((seen) => seen.data.type === 'assistant_delta').length === 1 &&
+        frame.data.type === 'assistant_delta'
+      ) {
+        const response = await cancel(runId);
         assert.equal(response.status, 200);
+        assert.equal(response.body.status, 'cancelling');
       }
     }
-    assert.equal(types(frames).at(-1), 'cancelled');
-    assert.equal(types(frames).filter((type) => ['result', 'error', 'cancelled'].includes(type)).length, 1);
-    assert.ok(frames.length < 100, 'the reply stopped early');
+    return { runId, frames };
+  }
+
+  it('cancel mid-reply: the runner stops between turns, so the turn in flight completes, then exactly one cancelled with its usage', async () => {
+    fixture.fake.reset();
+    const words = Array.from({ length: 20 }, (_, index) => `w${index} `);
+    fixture.fake.enqueue({ text: words, chunkIntervalMs: 20, usage: { inputTokens: 12, outputTokens: 20 } });
+    const { runId, frames } = await cancelDuringFirstTurn({ systemPrompt: 's', prompt: 'long' });
+
+    assert.deepEqual(types(frames), [
+      ...words.map(() => 'assistant_delta'),
+      'assistant_message',
+      'cancelled',
+    ]);
+    assert.equal(frames.at(-2)?.data.data.text, words.join(''));
+    assert.equal(fixture.fake.requests.length, 1);
+    assert.equal(fixture.fake.requests[0]?.closedByClient, false, 'the provider call was not broken off');
+    const cancelled = frames.at(-1)?.data.data;
+    assert.equal(cancelled?.turns, 1);
+    assert.deepEqual(cancelled?.tokens, {
+      inputTokens: 12,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+      outputTokens: 20,
+    });
+    assert.equal(cancelled?.model.vendorModelId, 'fake-model');
+
+    const snapshot = await snapshotOf(runId);
+    assert.equal(snapshot.status, 'cancelled');
+    assert.equal(snapshot.turns, 1, 'the invocation counts');
+    assert.deepEqual(snapshot.tokens, cancelled?.tokens);
+    assert.equal(snapshot.finalText, words.join(''));
+  });
+
+  it('a turn cancelled before it asks for a tool ends with its assistant_message: no local_tool_call, no further turn', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({
+      text: Array.from({ length: 10 }, () => 'thinking aloud '),
+      chunkIntervalMs: 20,
+      toolCalls: [{ id: 'call_1', name: 'lookup', input: { q: 'a' } }],
+    });
+    const { frames } = await cancelDuringFirstTurn({
+      systemPrompt: 's',
+      prompt: 'look it up',
+      tools: [{ kind: 'local', name: 'lookup' }],
+    });
+
+    assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
+    assert.deepEqual(frames.at(-2)?.data.data.toolCalls, [
+      { id: 'call_1', name: 'lookup', input: { q: 'a' } },
+    ]);
+    assert.ok(!types(frames).includes('local_tool_call'));
+    assert.equal(fixture.fake.requests.length, 1, 'no second model turn');
+    assert.equal(frames.at(-1)?.data.data.turns, 1);
+  });
+
+  it('a call that has not answered when the cancel comes is abandoned at once: it has no turn to finish', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'hang' });
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
+    const runId = created.body.runId as string;
     await fixture.fake.waitForRequests(1);
+    assert.equal((await cancel(runId)).status, 200);
+    const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
+    assert.deepEqual(types(frames), ['cancelled']);
+    assert.equal(frames[0]?.data.data.turns, 1, 'the abandoned invocation counts');
     const deadline = Date.now() + 2000;
     while (!fixture.fake.requests[0]?.closedByClient && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    assert.equal(fixture.fake.requests[0]?.closedByClient, true, 'the in-flight provider call was aborted');
-    const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${created.body.runId}`, {
-      headers: fixture.headers,
-    });
-    assert.equal(snapshot.body.status, 'cancelled');
-    assert.equal(snapshot.body.turns, 0);
-    assert.ok(snapshot.body.tokens, 'the cost triple is set once terminal');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(fixture.fake.requests[0]?.closedByClient, true, 'the provider request was closed');
+  });
+
+  it('cancel during a retry backoff starts no further model call', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue(
+      { type: 'http-error', status: 429, headers: { 'retry-after': '5' } },
+      { text: ['never'] },
+    );
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
+    const runId = created.body.runId as string;
+    await fixture.fake.waitForRequests(1);
+    const started = Date.now();
+    assert.equal((await cancel(runId)).status, 200);
+    const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
+    assert.deepEqual(types(frames), ['cancelled']);
+    assert.ok(Date.now() - started < 2000, 'the 5 s backoff was cut short');
+    assert.equal(fixture.fake.requests.length, 1);
   });
 
   it('cancel is idempotent, and cancelling an ended run changes nothing', async () => {
@@ -73,7 +156,12 @@ describe('cancellation of a queued run', () => {
       assert.equal(cancelled.body.status, 'cancelling');
       const frames = await readAll(fixture.streamUrl(queued.body.runId), fixture.headers);
       assert.deepEqual(types(frames), ['cancelled']);
-      assert.deepEqual(frames[0]?.data.data, {});
+      const { tokens, turns, model } = frames[0]?.data.data ?? {};
+      assert.deepEqual(
+        { tokens, turns },
+        { tokens: { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 }, turns: 0 },
+      );
+      assert.equal(model.vendorModelId, 'fake-model');
       await readAll(fixture.streamUrl(busy.body.runId), fixture.headers);
       assert.equal(fixture.fake.requests.length, 1, 'the cancelled run never reached the provider');
     } finally {
