@@ -73,6 +73,7 @@ export class RunExecution {
   #turns = 0;
   #model: ModelInfo;
   #lastText: string | null = null;
+  #lastFinishReason: string | null = null;
   #retained: RetainedToolPair[] = [];
 
   readonly #resume: ResumePoint | undefined;
@@ -146,8 +147,9 @@ export class RunExecution {
       } = pending);
       history = pending.messages;
       firstTurn = pending.pendingRound.turn + 1;
-      if (!this.#resume.assistantMessageSent)
-        this.#emitter.emit('assistant_message', pending.pendingRound.assistantMessage);
+      if (this.#resume.assistantMessageSent)
+        this.#noteAssistantMessage(pending.pendingRound.assistantMessage);
+      else this.#sendAssistantMessage(pending.pendingRound.assistantMessage);
       const outcome = await this.#toolRound(tools, pending.pendingRound.toolCalls, this.#resume);
       if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
       history = [...history, outcome.message];
@@ -170,7 +172,7 @@ export class RunExecution {
       if (this.#signal.aborted) {
         // Cancelled during the turn: the runner stops between turns, so the turn ends as it came
         // and neither its tool calls nor another turn follow.
-        this.#emitter.emit('assistant_message', assistantMessage);
+        this.#sendAssistantMessage(assistantMessage);
         this.#throwIfAborted();
       }
       if (completed.toolCalls.length > 0 && toolsEnabled && completed.finishReason !== 'max_tokens') {
@@ -184,7 +186,7 @@ export class RunExecution {
           retained: this.#retained,
           pendingRound: { turn, toolCalls: completed.toolCalls, assistantMessage },
         });
-        this.#emitter.emit('assistant_message', assistantMessage);
+        this.#sendAssistantMessage(assistantMessage);
         const outcome = await this.#toolRound(tools, completed.toolCalls);
         if (outcome.kind === 'timed_out') return this.#toolTimeout(outcome.call);
         history = [...history, outcome.message];
@@ -192,7 +194,7 @@ export class RunExecution {
         continue;
       }
       // A final turn's assistant_message and the terminal event commit together (same loop turn).
-      this.#emitter.emit('assistant_message', assistantMessage);
+      this.#sendAssistantMessage(assistantMessage);
       if (completed.finishReason === 'max_tokens') {
         return this.#failure({
           message: 'the model ran out of output tokens before finishing its reply',
@@ -314,7 +316,17 @@ export class RunExecution {
     turn: number,
     completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>,
   ): void {
-    this.#emitter.emit('assistant_message', assistantMessageData(turn, completed));
+    this.#sendAssistantMessage(assistantMessageData(turn, completed));
+  }
+
+  #sendAssistantMessage(data: Record<string, unknown>): void {
+    this.#noteAssistantMessage(data);
+    this.#emitter.emit('assistant_message', data);
+  }
+
+  /** An `error` event's finishReason mirrors the last assistant_message. */
+  #noteAssistantMessage(data: Record<string, unknown>): void {
+    this.#lastFinishReason = typeof data.finishReason === 'string' ? data.finishReason : null;
   }
 
   #terminalFor(error: unknown): TerminalEvent {
@@ -327,7 +339,7 @@ export class RunExecution {
         message: failure.message,
         errorClass: failure.errorClass,
         code: failure.errorClass,
-        finishReason: null,
+        finishReason: this.#lastFinishReason,
         ...(error.partialText !== '' && { partialText: error.partialText }),
         retryable: failure.retryable,
         ...(failure.apiStatus !== undefined && { apiStatus: failure.apiStatus }),
@@ -346,8 +358,9 @@ export class RunExecution {
     return this.#failure({
       message: 'the worker failed while running the agent',
       code: 'worker_error',
+      finishReason: this.#lastFinishReason,
       ...(error instanceof InterruptedModelCall &&
-        error.partialText !== '' && { finishReason: null, partialText: error.partialText }),
+        error.partialText !== '' && { partialText: error.partialText }),
       retryable: true,
     });
   }

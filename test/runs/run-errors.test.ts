@@ -70,6 +70,40 @@ describe('provider failures: classification, retries, truncation', () => {
     assert.equal(fixture.fake.requests.length, 1);
   });
 
+  it("an error's finishReason mirrors the last assistant_message: tool_use after a tool round, null without any", async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue(
+      { toolCalls: [{ id: 'toolu_1', name: 'lookup', input: { q: 'a' } }] },
+      { type: 'http-error', status: 401 },
+    );
+    const run = await fixture.startRun({
+      systemPrompt: 's',
+      prompt: 'p',
+      tools: [{ kind: 'local', name: 'lookup' }],
+    });
+    const call = await run.waitForType('local_tool_call');
+    const posted = await fixture.server.request(
+      'POST',
+      `${fixture.ws}/agent-runs/${run.runId}/tool-results`,
+      {
+        headers: fixture.headers,
+        body: { toolUseId: call.data.data.toolUseId, result: 'found' },
+      },
+    );
+    assert.equal(posted.status, 200);
+    const frames = await run.ended;
+    const messages = frames.filter((frame) => frame.data.type === 'assistant_message');
+    assert.equal(messages.at(-1)?.data.data.finishReason, 'tool_use');
+    assert.equal(frames.at(-1)?.data.type, 'error');
+    assert.equal(frames.at(-1)?.data.data.errorClass, 'auth');
+    assert.equal(frames.at(-1)?.data.data.finishReason, 'tool_use');
+
+    fixture.fake.enqueue({ type: 'http-error', status: 401 });
+    const first = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.ok(!types(first.frames).includes('assistant_message'));
+    assert.equal(first.frames.at(-1)?.data.data.finishReason, null);
+  });
+
   it('a context-window rejection is errorClass context_window', async () => {
     fixture.fake.reset();
     fixture.fake.enqueue({
