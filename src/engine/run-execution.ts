@@ -29,7 +29,7 @@ import {
   cancelledEvent,
   errorEvent,
   modelInfoOf,
-  NO_STRUCTURED_OUTPUT,
+  structuredOutputOf,
   resultEvent,
   type RunFailure,
   type TerminalEvent,
@@ -205,7 +205,7 @@ export class RunExecution {
           retryable: false,
         });
       }
-      return resultEvent(completed.text, this.#usage(), NO_STRUCTURED_OUTPUT);
+      return resultEvent(completed.text, this.#usage(), structuredOutputOf(this.#spec));
     }
   }
 
@@ -240,7 +240,7 @@ export class RunExecution {
     return resultEvent(
       this.#lastText ?? '',
       this.#usage(),
-      NO_STRUCTURED_OUTPUT,
+      structuredOutputOf(this.#spec),
       'error_local_tool_timeout',
       message,
     );
@@ -366,7 +366,7 @@ export class RunExecution {
   }
 
   #failure(failure: RunFailure): TerminalEvent {
-    return errorEvent(failure, this.#usage(), NO_STRUCTURED_OUTPUT);
+    return errorEvent(failure, this.#usage(), structuredOutputOf(this.#spec));
   }
 
   #usage(): UsageTriple {

@@ -139,6 +139,6 @@ function interruptedTerminal(run: Run): TerminalEvent {
       code: 'worker_error',
       retryable: true,
     },
-    (run.spec as unknown as RunSpec).effective.model,
+    run.spec as unknown as RunSpec,
   );
 }

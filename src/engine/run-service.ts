@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../domain/errors.ts';
 import type { Run, RunState } from '../domain/run.ts';
-import type { RunModel, RunRequest } from '../domain/run-spec.ts';
+import type { RunRequest, RunSpec } from '../domain/run-spec.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
@@ -57,7 +57,7 @@ export class RunService {
       await queue.enqueue({ runId: run.id });
     } catch (error) {
       logger.error({ runId: run.id, err: error }, 'queueing the run failed');
-      await this.#failUnqueued(run, spec.effective.model);
+      await this.#failUnqueued(run, spec);
     }
     return run;
   }
@@ -95,10 +95,10 @@ export class RunService {
   }
 
   /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */
-  async #failUnqueued(run: Run, model: RunModel): Promise<void> {
+  async #failUnqueued(run: Run, spec: RunSpec): Promise<void> {
     const terminal = errorBeforeAnyTurn(
       { message: 'the run could not be queued; create it again', code: 'queue_error', retryable: true },
-      model,
+      spec,
     );
     const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;
     await this.#deps.writer.append(run.id, 1, terminal.type, terminal.data, {

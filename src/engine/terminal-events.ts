@@ -1,5 +1,5 @@
 import type { RunOutcome } from '../domain/run.ts';
-import type { RunModel } from '../domain/run-spec.ts';
+import type { RunModel, RunSpec } from '../domain/run-spec.ts';
 import type { ModelInfo, TokenUsage } from '../domain/usage.ts';
 import { zeroUsage } from './token-usage.ts';
 
@@ -17,13 +17,23 @@ export interface StructuredOutputReport {
   unconstrainedFallbackOccurred: boolean;
 }
 
-/** The block for runs without `outputSchema` (enforcement itself is a later capability). */
+/** The block for runs without `outputSchema`. */
 export const NO_STRUCTURED_OUTPUT: StructuredOutputReport = {
   schemaRequested: false,
   schemaEnforced: false,
   enforcementMechanism: 'none',
   unconstrainedFallbackOccurred: false,
 };
+
+/**
+ * A run's `structuredOutput` block. Enforcement is a later capability: a schema is reported as
+ * requested and, truthfully, as not enforced by any mechanism.
+ */
+export function structuredOutputOf(spec: Pick<RunSpec, 'outputSchema'>): StructuredOutputReport {
+  return spec.outputSchema === undefined
+    ? NO_STRUCTURED_OUTPUT
+    : { ...NO_STRUCTURED_OUTPUT, schemaRequested: true };
+}
 
 export interface TerminalEvent {
   type: 'result' | 'error' | 'cancelled';
@@ -118,10 +128,13 @@ export function modelInfoOf(model: RunModel): ModelInfo {
 }
 
 /** The terminal `error` of a run that ends before any model call (queueing failed, log cannot be continued). */
-export function errorBeforeAnyTurn(failure: RunFailure, model: RunModel): TerminalEvent {
+export function errorBeforeAnyTurn(
+  failure: RunFailure,
+  spec: Pick<RunSpec, 'effective' | 'outputSchema'>,
+): TerminalEvent {
   return errorEvent(
     failure,
-    { tokens: zeroUsage(), turns: 0, model: modelInfoOf(model) },
-    NO_STRUCTURED_OUTPUT,
+    { tokens: zeroUsage(), turns: 0, model: modelInfoOf(spec.effective.model) },
+    structuredOutputOf(spec),
   );
 }

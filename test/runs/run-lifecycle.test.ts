@@ -59,6 +59,21 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
     });
   });
 
+  it('with an outputSchema, structuredOutput reports it requested and, not being enforced yet, not enforced', async () => {
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      outputSchema: { name: 'answer', schema: { type: 'object', properties: { a: { type: 'string' } } } },
+    });
+    assert.equal(frames.at(-1)?.data.type, 'result');
+    assert.deepEqual(frames.at(-1)?.data.data.structuredOutput, {
+      schemaRequested: true,
+      schemaEnforced: false,
+      enforcementMechanism: 'none',
+      unconstrainedFallbackOccurred: false,
+    });
+  });
+
   it('frames carry id, event and data lines; data is { seq, type, data } with type equal to the event line', async () => {
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'frame me' });
     for (const frame of frames) {
