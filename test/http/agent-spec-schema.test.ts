@@ -674,16 +674,28 @@ describe('plan', () => {
     }
   });
 
-  it('type-checks the object fields and caps steps at 100', () => {
+  it('type-checks the object fields', () => {
     rejectsRun({ plan: { mode: 'always' } }, /^plan\.mode: must be off, auto or required$/);
     rejectsRun({ plan: { steps: 'one' } }, /^plan\.steps: must be an array of strings$/);
     rejectsRun({ plan: { steps: ['ok', 2] } }, /^plan\.steps\.1: must be a string$/);
-    rejectsRun(
-      { plan: { steps: Array.from({ length: 101 }, () => 's') } },
-      /^plan\.steps: must contain at most 100 steps$/,
-    );
     rejectsRun({ plan: { brief: 3 } }, /^plan\.brief: must be a string$/);
     rejectsRun({ plan: { planOnly: 'yes' } }, /^plan\.planOnly: must be true or false$/);
+  });
+});
+
+describe('plan clamping', () => {
+  it('clamps the step count to 100, each step to 500 characters and the brief to 300, as the spec says', () => {
+    const steps = Array.from({ length: 120 }, (_, index) =>
+      index === 0 ? 'x'.repeat(800) : `step ${index}`,
+    );
+    const plan = parseRun({ plan: { steps, brief: 'b'.repeat(400) } }).plan as {
+      steps: string[];
+      brief: string;
+    };
+    assert.equal(plan.steps.length, 100);
+    assert.equal(plan.steps[0], 'x'.repeat(500));
+    assert.equal(plan.steps[99], 'step 99');
+    assert.equal(plan.brief, 'b'.repeat(300));
   });
 });
 

@@ -12,4 +12,7 @@ export const METADATA_BYTES_MAX = 4 * 1024;
 export const METADATA_KEY_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const OUTPUT_SCHEMA_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const TOOL_BUDGETS_MAX = 32;
+/** `plan` values the server clamps (the spec says clamped, not refused). */
 export const PLAN_STEPS_MAX = 100;
+export const PLAN_STEP_MAX_CHARS = 500;
+export const PLAN_BRIEF_MAX_CHARS = 300;

@@ -6,6 +6,8 @@ import {
   METADATA_VALUE_MAX_CHARS,
   OUTPUT_SCHEMA_BYTES_MAX,
   OUTPUT_SCHEMA_NAME_PATTERN,
+  PLAN_BRIEF_MAX_CHARS,
+  PLAN_STEP_MAX_CHARS,
   PLAN_STEPS_MAX,
   TOOL_BUDGETS_MAX,
 } from './limits.ts';
@@ -147,16 +149,19 @@ export const supervisorSchema = scalarOrObject(
 );
 export type Supervisor = z.output<typeof supervisorSchema>;
 
-/** Task plan; the server clamps step count, step length and brief later, this only checks types. */
+/** Task plan: types are checked; step count, step length and brief are clamped, as the spec says. */
 export const planSchema = scalarOrObject(
   z.union([z.boolean(), z.enum(['auto', 'required'])]),
   z.object({
     mode: z.enum(['off', 'auto', 'required'], { error: 'must be off, auto or required' }).optional(),
     steps: z
       .array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' })
-      .max(PLAN_STEPS_MAX, `must contain at most ${PLAN_STEPS_MAX} steps`)
+      .transform((steps) => steps.slice(0, PLAN_STEPS_MAX).map((step) => step.slice(0, PLAN_STEP_MAX_CHARS)))
       .optional(),
-    brief: z.string({ error: 'must be a string' }).optional(),
+    brief: z
+      .string({ error: 'must be a string' })
+      .transform((brief) => brief.slice(0, PLAN_BRIEF_MAX_CHARS))
+      .optional(),
     planOnly: z.boolean({ error: 'must be true or false' }).optional(),
   }),
   'must be true, false, auto, required or an object { mode?, steps?, brief?, planOnly? }',
