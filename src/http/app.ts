@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { registerErrorHandling } from './plugins/error-handler.ts';
+import { registerJsonBodyParser } from './plugins/json-body.ts';
 import type { AppResources } from './resources.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -21,6 +22,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     },
   });
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   healthRoutes(app, resources);
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
   if (resources.adminToken) {

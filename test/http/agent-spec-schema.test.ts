@@ -708,7 +708,10 @@ describe('reasoningLevel and budgets', () => {
 
   it('rejects other levels', () => {
     for (const reasoningLevel of ['extreme', 'HIGH', 101, -1, 2.5, null]) {
-      rejectsRun({ reasoningLevel }, /^reasoningLevel: /);
+      rejectsRun(
+        { reasoningLevel },
+        /^reasoningLevel: must be (off, low, medium, high or )?an integer from 0 to 100$/,
+      );
     }
     rejectsRun(
       { reasoningLevel: 'extreme' },

@@ -125,7 +125,33 @@ describe('cancellation', () => {
     assert.equal(fixture.fake.requests.length, 1);
   });
 
+  it('cancel takes no body: an empty body under a JSON content type is accepted; an empty run creation is 400 invalid_request', async () => {
+    fixture.fake.reset();
+    fixture.fake.enqueue({ type: 'hang' });
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
+    const runId = created.body.runId as string;
+    await fixture.fake.waitForRequests(1);
+    const url = `${fixture.server.baseUrl}${fixture.ws}/agent-runs/${runId}/cancel`;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { ...fixture.headers, 'content-type': 'application/json' },
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal(((await response.json()) as { status: string }).status, 'cancelling');
+    assert.deepEqual(types(await readAll(fixture.streamUrl(runId), fixture.headers)), ['cancelled']);
+
+    const empty = await fetch(`${fixture.server.baseUrl}${fixture.ws}/agent-runs`, {
+      method: 'POST',
+      headers: { ...fixture.headers, 'content-type': 'application/json' },
+    });
+    assert.equal(empty.status, 400);
+    const body = (await empty.json()) as { error: string; message: string };
+    assert.equal(body.error, 'invalid_request');
+    assert.match(body.message, /./);
+  });
+
   it('cancel is idempotent, and cancelling an ended run changes nothing', async () => {
+    fixture.fake.reset();
     const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'quick' });
     assert.equal(types(frames).at(-1), 'result');
     const first = await cancel(runId);

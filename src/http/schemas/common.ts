@@ -29,5 +29,9 @@ export const reasoningLevelSchema = z.union([
   z.enum(['off', 'low', 'medium', 'high'], {
     error: 'must be off, low, medium, high or an integer from 0 to 100',
   }),
-  z.number().int('must be an integer from 0 to 100').min(0).max(100),
+  z
+    .number()
+    .int('must be an integer from 0 to 100')
+    .min(0, 'must be an integer from 0 to 100')
+    .max(100, 'must be an integer from 0 to 100'),
 ]);
