@@ -71,7 +71,7 @@ export class RunExecution {
   readonly #stop: AbortSignal;
   #tokens: TokenUsage = zeroUsage();
   #turns = 0;
-  #model: ModelInfo;
+  readonly #model: ModelInfo;
   #lastText: string | null = null;
   #lastFinishReason: string | null = null;
   #retained: RetainedToolPair[] = [];
@@ -97,7 +97,7 @@ export class RunExecution {
     this.#emitter = emitter;
     this.#signal = signals.abort;
     this.#stop = signals.stop;
-    this.#model = modelInfoOf(this.#spec.effective.model);
+    this.#model = modelInfoOf(this.#spec.effective);
   }
 
   /** Retained local tool results of this run, for its session. */
@@ -121,7 +121,6 @@ export class RunExecution {
       reasoningLevel ?? undefined,
       resolved.vendorModelId,
     );
-    this.#model = { ...this.#model, reasoningEffort: reasoning.label };
     const conversation = initialConversation(this.#spec);
     const request: ModelCall = {
       model: resolved,

@@ -1,5 +1,6 @@
 import type { RunOutcome } from '../domain/run.ts';
-import type { RunModel, RunSpec } from '../domain/run-spec.ts';
+import type { RunSpec } from '../domain/run-spec.ts';
+import { reasoningEffortLabel } from '../providers/reasoning.ts';
 import type { ModelInfo, TokenUsage } from '../domain/usage.ts';
 import { zeroUsage } from './token-usage.ts';
 
@@ -122,9 +123,18 @@ export function cancelledEvent(usage: UsageTriple, finalText: string | null, rea
   };
 }
 
-/** `model` of the terminal events: the catalog entry a run was resolved to. */
-export function modelInfoOf(model: RunModel): ModelInfo {
-  return { id: model.id, provider: model.provider, vendorModelId: model.vendorModelId };
+/**
+ * `model` of the terminal events: the catalog entry a run was resolved to, and the label of its
+ * reasoning level (no level anywhere in the spec is thinking off).
+ */
+export function modelInfoOf(effective: Pick<RunSpec['effective'], 'model' | 'reasoningLevel'>): ModelInfo {
+  const { model, reasoningLevel } = effective;
+  return {
+    id: model.id,
+    provider: model.provider,
+    vendorModelId: model.vendorModelId,
+    reasoningEffort: reasoningEffortLabel(reasoningLevel ?? 0),
+  };
 }
 
 /** The terminal `error` of a run that ends before any model call (queueing failed, log cannot be continued). */
@@ -134,7 +144,7 @@ export function errorBeforeAnyTurn(
 ): TerminalEvent {
   return errorEvent(
     failure,
-    { tokens: zeroUsage(), turns: 0, model: modelInfoOf(spec.effective.model) },
+    { tokens: zeroUsage(), turns: 0, model: modelInfoOf(spec.effective) },
     structuredOutputOf(spec),
   );
 }
