@@ -3,6 +3,7 @@ import { newId } from '../domain/ids.ts';
 import type { Run } from '../domain/run.ts';
 import type { InputMessage, RunRequest } from '../domain/run-spec.ts';
 import type { Session, SessionMessage, SessionSpec } from '../domain/session.ts';
+import { metadataLimitViolations } from '../domain/metadata.ts';
 import { withoutUndefined } from '../domain/without-undefined.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
@@ -82,9 +83,10 @@ export class SessionService {
       metadata: { ...session.metadata, ...metadata },
     };
     assertRunnable(request);
-    if (Object.keys(request.metadata ?? {}).length > METADATA_MAX_ENTRIES) {
+    const [violation] = metadataLimitViolations(request.metadata ?? {});
+    if (violation !== undefined) {
       throw new InvalidRequestError(
-        `metadata: the session's metadata merged with this message's has more than ${METADATA_MAX_ENTRIES} entries`,
+        `metadata: the session's metadata merged with this message's ${violation}`,
       );
     }
     const runId = newId('run');
@@ -145,8 +147,6 @@ export class SessionService {
     return this.get(workspaceId, sessionId);
   }
 }
-
-const METADATA_MAX_ENTRIES = 16;
 
 function assertRunnable(request: RunRequest): void {
   const hasSystemMessage = (request.messages ?? []).some(

@@ -132,6 +132,34 @@ describe('session message runs: history and inheritance, as the provider receive
     assert.deepEqual((await fixture.getSession(sessionId)).body.metadata, { customer: 'c1', channel: 'web' });
   });
 
+  it('the merged metadata must still fit the limits (16 entries, 4 KB): otherwise 400 and no run starts', async () => {
+    const entries = (prefix: string, count: number, valueLength: number) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [`${prefix}${index}`, 'v'.repeat(valueLength)]),
+      );
+    const sessionId = await fixture.newSession({ systemPrompt: 's', metadata: entries('s', 9, 250) });
+
+    const tooMany = await fixture.postMessage(sessionId, { prompt: 'p', metadata: entries('m', 8, 1) });
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.body.error, 'invalid_request');
+    assert.match(
+      tooMany.body.message,
+      /^metadata: the session's metadata merged with this message's must have at most 16 entries \(got 17\)$/,
+    );
+
+    const tooBig = await fixture.postMessage(sessionId, { prompt: 'p', metadata: entries('m', 7, 250) });
+    assert.equal(tooBig.status, 400);
+    assert.match(
+      tooBig.body.message,
+      /^metadata: the session's metadata merged with this message's serialized size must be at most 4 KB/,
+    );
+
+    const session = (await fixture.getSession(sessionId)).body;
+    assert.equal(session.activeRunId, null, 'no run was started');
+    const fits = await fixture.sendMessage(sessionId, { prompt: 'p', metadata: entries('m', 2, 10) });
+    assert.equal(Object.keys((await fixture.runSnapshot(fits.runId)).body.metadata).length, 11);
+  });
+
   it('tools in a message refresh the definitions for that run only (an updated mcp_local catalog)', async () => {
     const sessionId = await fixture.newSession({ systemPrompt: 's', tools: [mcpLocal('search_v1')] });
     await fixture.sendMessage(sessionId, { prompt: 'one' });

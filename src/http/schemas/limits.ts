@@ -6,9 +6,7 @@ export const LAST_USER_ATTACHMENTS_MAX = 20;
 /** Inline (`input_file`) bytes per run, decoded: 5 MB. */
 export const INLINE_ATTACHMENT_BYTES_MAX = 5 * 1024 * 1024;
 export const OUTPUT_SCHEMA_BYTES_MAX = 32 * 1024;
-export const METADATA_ENTRIES_MAX = 16;
 export const METADATA_VALUE_MAX_CHARS = 256;
-export const METADATA_BYTES_MAX = 4 * 1024;
 export const METADATA_KEY_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const OUTPUT_SCHEMA_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const TOOL_BUDGETS_MAX = 32;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
+import { metadataLimitViolations } from '../../domain/metadata.ts';
 import {
-  METADATA_BYTES_MAX,
-  METADATA_ENTRIES_MAX,
   METADATA_KEY_PATTERN,
   METADATA_VALUE_MAX_CHARS,
   OUTPUT_SCHEMA_BYTES_MAX,
@@ -30,20 +29,7 @@ export const metadataSchema = z
         : 'must be an object mapping string keys to string values',
   })
   .superRefine((metadata, ctx) => {
-    const entries = Object.keys(metadata).length;
-    if (entries > METADATA_ENTRIES_MAX) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must have at most ${METADATA_ENTRIES_MAX} entries (got ${entries})`,
-      });
-    }
-    const bytes = serializedBytes(metadata);
-    if (bytes > METADATA_BYTES_MAX) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `serialized size must be at most 4 KB (${formatNumber(METADATA_BYTES_MAX)} bytes; got ${formatNumber(bytes)})`,
-      });
-    }
+    for (const message of metadataLimitViolations(metadata)) ctx.addIssue({ code: 'custom', message });
   });
 
 const outputSchemaObject = z
