@@ -8,6 +8,7 @@ import {
 import { assistantMessageOf } from './assistant-message.ts';
 import { canonicalFinishReason } from '../providers/finish-reason.ts';
 import { classifyProviderError, type ProviderFailure } from '../providers/error-classification.ts';
+import { toolFilesAsUserMessages } from '../providers/chat-tool-files.ts';
 import { createLanguageModel } from '../providers/language-model.ts';
 import { modelToolSet } from '../tools/run-tools.ts';
 import type { ModelCall, ModelCaller } from './ports.ts';
@@ -77,6 +78,7 @@ function modelTurnRequest(call: ModelCall, abortSignal: AbortSignal): ModelTurnR
   const { model, tools, ...settings } = call;
   return {
     ...settings,
+    ...(model.api === 'openai-chat' && { messages: toolFilesAsUserMessages(settings.messages) }),
     model: createLanguageModel(model),
     ...(tools && { tools: modelToolSet(tools) }),
     abortSignal,

@@ -141,3 +141,48 @@ describe('local tool results: the echo and what the model receives', { timeout: 
     assert.equal(toolResultText(good), '{"tempC":3}');
   });
 });
+
+describe(
+  'tool-result files on OpenAI Chat Completions (tool messages take text only)',
+  { timeout: 30_000 },
+  () => {
+    let fixture: RunFixture;
+    before(async () => {
+      fixture = await startRunFixture('openai-chat');
+    });
+    after(() => fixture.close());
+
+    type ChatMessage = { role: string; content: unknown; tool_call_id?: string };
+
+    it('the files follow the tool message in a user message, as native parts; the tool message keeps its text and names them', async () => {
+      fixture.fake.reset();
+      fixture.fake.enqueue(
+        { toolCalls: [{ id: 'call_img', name: 'get_weather', input: { city: 'Rome' } }] },
+        { text: ['I see it.'] },
+      );
+      const run = await fixture.startRun({ systemPrompt: 's', prompt: 'radar?', tools: [WEATHER_TOOL] });
+      await run.waitForType('local_tool_call');
+      const body = {
+        toolUseId: 'call_img',
+        result: 'radar image',
+        files: [{ filename: 'radar.png', mimeType: 'image/png', data: PNG_BASE64 }],
+      };
+      assert.equal((await postToolResult(fixture, run.runId, body)).status, 200);
+      assert.equal(types(await run.ended).at(-1), 'result');
+
+      const messages = (fixture.fake.requests[1]?.body as { messages: ChatMessage[] }).messages;
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        ['system', 'user', 'assistant', 'tool', 'user'],
+      );
+      const tool = messages[3];
+      assert.equal(tool?.tool_call_id, 'call_img');
+      assert.equal(tool?.content, 'radar image\n[file radar.png (image/png) attached in the next message]');
+      assert.ok(!JSON.stringify(tool).includes(PNG_BASE64), 'no base64 in the tool message');
+      assert.deepEqual(messages[4]?.content, [
+        { type: 'text', text: 'Files returned by get_weather (call_img): radar.png (image/png)' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+      ]);
+    });
+  },
+);
