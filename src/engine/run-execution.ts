@@ -9,6 +9,7 @@ import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { reasoningCallSettings } from '../providers/reasoning.ts';
 import { RunCancelled } from './abort-reasons.ts';
 import { ModelCallAbort } from './model-call-abort.ts';
+import { withUniqueToolCallIds } from './tool-call-ids.ts';
 import { ReplayedPrefix } from './replayed-prefix.ts';
 import { initialConversation } from './conversation.ts';
 import { runClientToolRound, type ClientToolRoundDeps, type ResumedRound } from './client-tool-round.ts';
@@ -159,13 +160,17 @@ export class RunExecution {
       this.#throwIfAborted();
       // Past the tool-turn cap the model gets a tools-disabled final turn instead of looping on.
       const toolsEnabled = toolDefinitions !== undefined && turn < maxToolTurns;
-      const completed = await this.#callModel(
-        {
-          ...request,
-          messages: [...conversation.messages, ...history],
-          ...(toolDefinitions && { tools: toolDefinitions, toolChoice: toolsEnabled ? 'auto' : 'none' }),
-        },
-        turn,
+      const messages = [...conversation.messages, ...history];
+      const completed = withUniqueToolCallIds(
+        await this.#callModel(
+          {
+            ...request,
+            messages,
+            ...(toolDefinitions && { tools: toolDefinitions, toolChoice: toolsEnabled ? 'auto' : 'none' }),
+          },
+          turn,
+        ),
+        messages,
       );
       const assistantMessage = assistantMessageData(turn, completed);
       if (this.#signal.aborted) {
