@@ -25,6 +25,8 @@ export interface ClientToolRound {
   timeoutMs: number;
   /** Aborts the wait only when the process stops; a cancelled run still waits for its pending calls. */
   stop: AbortSignal;
+  /** Aborted on cancel: calls not yet published are not published (the run stops between turns). */
+  cancel: AbortSignal;
   /** Set when a restarted worker resumes this round: what the log already shows of it. */
   resumed?: ResumedRound;
 }
@@ -79,6 +81,8 @@ export async function runClientToolRound(
 
   const retained: RetainedToolPair[] = [];
   for (const batch of batches(planned)) {
+    const published = batch.some((entry) => round.resumed?.published.has(entry.call.id));
+    if (round.cancel.aborted && !published) throw round.cancel.reason;
     const answered = await awaitBatch(deps, round, batch);
     if ('timedOut' in answered) {
       const { call } = answered.timedOut;

@@ -231,6 +231,7 @@ export class RunExecution {
         emitter: this.#emitter,
         timeoutMs: this.#spec.effective.localToolTimeoutMs,
         stop: this.#stop,
+        cancel: this.#signal,
         ...(resumed && { resumed }),
       },
       calls,

@@ -24,8 +24,8 @@ export type IntakeOutcome = 'accepted' | 'ignored_after_cancel';
 /**
  * Accepts a client's answer to a pending call on any replica: the answer is
  * stored (once per call) before the request is acknowledged, then the owner is
- * signalled. After a cancellation the answer is accepted and ignored; after
- * any other terminal event it is refused.
+ * signalled. After a cancellation an answer to a pending call still counts and
+ * any other is accepted and ignored; after any other terminal event it is refused.
  */
 export async function acceptToolResult(
   deps: { runs: RunRepository; toolCalls: ToolCallRepository; signals: RunSignals },
@@ -44,6 +44,8 @@ export async function acceptToolResult(
     await deps.signals.send(run.id, { kind: 'tool_result', toolUseId });
     return 'accepted';
   }
+  // Once cancelled, a result that answers no pending call is accepted and ignored, as after the end.
+  if (run.cancelRequestedAt !== null) return 'ignored_after_cancel';
   const call = await deps.toolCalls.findOne(run.id, toolUseId);
   if (call?.status === 'timed_out') throw new RunTerminalError();
   throw new UnknownToolUseError(toolUseId);

@@ -132,6 +132,37 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
     assert.deepEqual(types(replay), types(frames), 'nothing was added after the terminal event');
   });
 
+  it('cancel while the first of two sequential calls waits: it is still answered, the second is never published, other posts are 200 and ignored', async () => {
+    fixture.fake.enqueue(
+      { toolCalls: [weatherCall('toolu_m1').toolCalls[0]!, weatherCall('toolu_m2').toolCalls[0]!] },
+      { text: ['should not run'] },
+    );
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
+    await run.waitForType('local_tool_call');
+    assert.equal((await cancel(run.runId)).status, 200);
+
+    for (const toolUseId of ['toolu_m2', 'toolu_unknown']) {
+      const early = await postToolResult(fixture, run.runId, { toolUseId, result: 'x' });
+      assert.equal(early.status, 200, `${toolUseId}: accepted after the cancel`);
+      assert.equal(early.body.ignored, true);
+    }
+    const pending = await postToolResult(fixture, run.runId, { toolUseId: 'toolu_m1', result: 'sunny' });
+    assert.equal(pending.status, 200);
+    assert.equal(pending.body.ignored, undefined, 'the pending call still counts');
+
+    const frames = await run.ended;
+    assert.deepEqual(
+      ofType(frames, 'local_tool_call').map((frame) => frame.data.data.toolUseId),
+      ['toolu_m1'],
+    );
+    assert.deepEqual(
+      ofType(frames, 'local_tool_result_in').map((frame) => frame.data.data.toolUseId),
+      ['toolu_m1'],
+    );
+    assert.equal(types(frames).at(-1), 'cancelled');
+    assert.equal(fixture.fake.requests.length, 1, 'no model turn after the cancel');
+  });
+
   it('cancel while waiting with no answer: the pending call times out, then the run ends cancelled', async () => {
     fixture.fake.enqueue(weatherCall('toolu_ct'), { text: ['should not run'] });
     const run = await fixture.startRun({
