@@ -90,6 +90,15 @@ describe('tool refs: what the model sees', { timeout: 30_000 }, () => {
     assert.ok(description.includes(JSON.stringify(outputSchema)), description);
   });
 
+  it('local outputSchema: `properties` without `type` is an object schema too, as for parameters', async () => {
+    const outputSchema = { properties: { tempC: { type: 'number' } }, required: ['tempC'] };
+    const seen = await toolsSeenFor([
+      { kind: 'local', name: 'weather', description: 'Weather.', outputSchema },
+    ]);
+    const description = seen.get('weather')?.description as string;
+    assert.ok(description.includes(JSON.stringify({ type: 'object', ...outputSchema })), description);
+  });
+
   it('local outputSchema: a non-object root is dropped (no hint)', async () => {
     const seen = await toolsSeenFor([
       {

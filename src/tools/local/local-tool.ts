@@ -21,8 +21,7 @@ export interface LocalToolRef {
  * description hint and results are validated host-side.
  */
 export function localTool(ref: LocalToolRef): ClientTool {
-  const outputSchema =
-    isJsonObject(ref.outputSchema) && ref.outputSchema.type === 'object' ? ref.outputSchema : undefined;
+  const outputSchema = objectOutputSchema(ref.outputSchema);
   const hints = [
     ref.longRunning ? LONG_RUNNING_HINT : undefined,
     outputSchema ? `It returns JSON matching this schema: ${JSON.stringify(outputSchema)}` : undefined,
@@ -37,4 +36,12 @@ export function localTool(ref: LocalToolRef): ClientTool {
     retain: ref.retain ?? false,
     callExtras: {},
   };
+}
+
+/** An object-root `outputSchema` (`properties` alone implies `type: object`, as for `parameters`), else none. */
+function objectOutputSchema(schema: unknown): Record<string, unknown> | undefined {
+  if (!isJsonObject(schema)) return undefined;
+  if (schema.type === 'object') return schema;
+  if (schema.type === undefined && isJsonObject(schema.properties)) return { type: 'object', ...schema };
+  return undefined;
 }
