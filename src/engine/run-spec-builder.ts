@@ -53,9 +53,16 @@ export function runModelOf(resolved: ResolvedModel): RunModel {
   return { ref, id: resolved.id, provider: resolved.provider, vendorModelId: resolved.vendorModelId };
 }
 
+/**
+ * The agent's (or session's) tools with the request's on top: a request ref replaces the one it
+ * names. An `mcp_local` name is a server label, not a tool name, so it only matches another
+ * `mcp_local` server (a refreshed catalog); other named refs match by tool name.
+ */
 export function mergeTools(agentTools: readonly ToolRef[], requestTools: readonly ToolRef[]): ToolRef[] {
-  const key = (ref: ToolRef) =>
-    typeof ref.name === 'string' ? `name:${ref.name}` : `${ref.kind}:${String(ref.id)}`;
+  const key = (ref: ToolRef) => {
+    if (typeof ref.name !== 'string') return `${ref.kind}:${String(ref.id)}`;
+    return ref.kind === 'mcp_local' ? `mcp_local:${ref.name}` : `name:${ref.name}`;
+  };
   const overridden = new Set(requestTools.map(key));
   return [...agentTools.filter((ref) => !overridden.has(key(ref))), ...requestTools];
 }

@@ -178,6 +178,12 @@ describe('session message runs: history and inheritance, as the provider receive
     );
   });
 
+  it("a message's local tool named like the session's mcp_local server label adds a tool, it does not replace the server", async () => {
+    const sessionId = await fixture.newSession({ systemPrompt: 's', tools: [mcpLocal('search_v1')] });
+    await fixture.sendMessage(sessionId, { prompt: 'one', tools: [{ kind: 'local', name: 'docs' }] });
+    assert.deepEqual(toolNames(request(0)).sort(), ['docs', 'search_v1']);
+  });
+
   it('attachments reach the provider as file parts on their run; on later runs the older turn is text only', async () => {
     const sessionId = await fixture.newSession();
     await fixture.sendMessage(sessionId, {
