@@ -100,6 +100,10 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
         /mimeType/,
       );
     }
+    assert.match(
+      await rejected(run.runId, { toolUseId: 'toolu_1', result: 'r', files: 'a.png' }),
+      /^files: must be an array$/,
+    );
     for (const data of ['not base64!', 'abc', `data:image/png;base64,${PNG_BASE64}`, 'iVBO Rw0K', '']) {
       assert.match(
         await rejected(run.runId, { toolUseId: 'toolu_1', result: 'r', files: [{ ...file, data }] }),
@@ -169,6 +173,14 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
     const [block] = toolResultBlocks(fixture.fake.requests[1]);
     assert.equal(block?.is_error, true);
     assert.ok(!JSON.stringify(block).includes(PNG_BASE64), 'no file reached the model');
+    const notAnArray = await pendingCall();
+    const malformed = await post(notAnArray.runId, { toolUseId: 'toolu_1', error: 'e', files: 'x' });
+    assert.equal(
+      malformed.status,
+      200,
+      `a files field of any shape is ignored: ${JSON.stringify(malformed.body)}`,
+    );
+    await notAnArray.ended;
   });
 
   it('404 unknown_tool_use for a toolUseId that matches no pending call', async () => {

@@ -26,7 +26,8 @@ export const toolResultSchema = z
     toolUseId: z.string().min(1, 'must not be empty').max(200),
     result: z.string().optional(),
     error: z.string().optional(),
-    files: z.array(z.unknown()).optional(),
+    // Checked below, and only with a result: with `error` the spec ignores files, whatever they hold.
+    files: z.unknown().optional(),
   })
   .superRefine((body, context) => {
     if ((body.result === undefined) === (body.error === undefined)) {
@@ -43,6 +44,10 @@ export const toolResultSchema = z
   .transform((body, context) => {
     if (body.error !== undefined) return { toolUseId: body.toolUseId, answer: { error: body.error } };
     const files = body.files ?? [];
+    if (!Array.isArray(files)) {
+      context.addIssue({ code: 'custom', path: ['files'], message: 'must be an array' });
+      return z.NEVER;
+    }
     if (files.length > FILES_MAX) {
       context.addIssue({ code: 'custom', path: ['files'], message: `at most ${FILES_MAX} files` });
       return z.NEVER;
