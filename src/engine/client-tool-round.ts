@@ -160,26 +160,38 @@ async function awaitBatch(
     });
   }
   await round.emitter.durable();
-  const answered = await waitForToolResults(deps, round.runId, ids, Date.now() + round.timeoutMs, round.stop);
+  // Each answer is echoed as soon as the wait sees it, not when its whole batch is answered.
+  const echoed = new Set(round.resumed?.echoed);
+  const answered = await waitForToolResults(
+    deps,
+    round.runId,
+    ids,
+    Date.now() + round.timeoutMs,
+    round.stop,
+    (records) => echo(round, records, echoed),
+  );
   if (answered === 'timeout') {
     await deps.toolCalls.expire(round.runId, ids);
     // Results that landed before the expiry still count, and every accepted result is echoed.
-    const final = echo(
-      round,
-      (await deps.toolCalls.find(round.runId, ids)).filter((record) => record.status === 'answered'),
-    );
+    const final = echo(round, await deps.toolCalls.find(round.runId, ids), echoed);
     const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));
     return missing ? { timedOut: missing } : final;
   }
-  return echo(round, answered);
+  return echo(round, answered, echoed);
 }
 
-/** `local_tool_result_in` for each answer, in the order the answers arrived; file bytes never go on the stream. */
-function echo(round: ClientToolRound, records: ToolCallRecord[]): ToolCallRecord[] {
-  const ordered = [...records].sort((a, b) => (a.answeredAt ?? '').localeCompare(b.answeredAt ?? ''));
+/**
+ * `local_tool_result_in` for each answer not in `echoed` yet, in the order the answers arrived
+ * (file bytes never go on the stream); returns the answered records in that order.
+ */
+function echo(round: ClientToolRound, records: ToolCallRecord[], echoed: Set<string>): ToolCallRecord[] {
+  const ordered = records
+    .filter((record) => record.status === 'answered')
+    .sort((a, b) => (a.answeredAt ?? '').localeCompare(b.answeredAt ?? ''));
   for (const record of ordered) {
     const answer = record.result;
-    if (!answer || round.resumed?.echoed.has(record.toolUseId)) continue;
+    if (!answer || echoed.has(record.toolUseId)) continue;
+    echoed.add(record.toolUseId);
     round.emitter.emit('local_tool_result_in', {
       toolUseId: record.toolUseId,
       ...('error' in answer

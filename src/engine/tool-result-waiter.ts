@@ -13,7 +13,8 @@ export interface ToolResultWaiterDeps {
 /**
  * Waits until every call of a batch is answered, or the deadline passes.
  * The rows are the truth; `tool_result` signals only say "look again now", and
- * a periodic re-read covers a signal that never arrives.
+ * a periodic re-read covers a signal that never arrives. `onRead` sees every
+ * read of the batch's rows (answers as they come in).
  */
 export async function waitForToolResults(
   deps: ToolResultWaiterDeps,
@@ -21,6 +22,7 @@ export async function waitForToolResults(
   toolUseIds: readonly string[],
   deadline: number,
   stop: AbortSignal,
+  onRead: (records: ToolCallRecord[]) => void = () => {},
 ): Promise<ToolCallRecord[] | 'timeout'> {
   let wake: (() => void) | undefined;
   let signalled = false;
@@ -33,6 +35,7 @@ export async function waitForToolResults(
     for (;;) {
       signalled = false;
       const records = await deps.toolCalls.find(runId, toolUseIds);
+      onRead(records);
       if (records.length === toolUseIds.length && records.every((record) => record.status === 'answered')) {
         return records;
       }

@@ -52,6 +52,8 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
     assert.equal(ofType(run.frames, 'local_tool_result_in').length, 0, 'nothing answered yet');
 
     await answer(run, 'toolu_r2', 'contents of b');
+    // Each answer is echoed as it comes in, while the rest of its batch is still pending.
+    await run.waitFor((frame) => frame.data.type === 'local_tool_result_in');
     await sleep(300);
     assert.equal(
       fixture.fake.requests.length,
@@ -62,10 +64,9 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
     const frames = await run.ended;
     assert.equal(types(frames).at(-1), 'result');
     assert.deepEqual(
-      ofType(frames, 'local_tool_result_in')
-        .map((frame) => frame.data.data.toolUseId)
-        .sort(),
-      ['toolu_r1', 'toolu_r2'],
+      ofType(frames, 'local_tool_result_in').map((frame) => frame.data.data.toolUseId),
+      ['toolu_r2', 'toolu_r1'],
+      'echoed in the order the answers arrived, once each',
     );
     assert.equal(fixture.fake.requests.length, 2);
     const blocks = toolResultBlocks(fixture.fake.requests[1]);
