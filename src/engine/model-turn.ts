@@ -1,5 +1,6 @@
 import {
   experimental_streamLanguageModelCall as streamLanguageModelCall,
+  ToolChoiceViolationError,
   type ContentPart,
   type LanguageModel,
   type ModelMessage,
@@ -142,6 +143,12 @@ export async function streamModelTurn(
           finishReason = canonicalFinishReason(part.finishReason, part.rawFinishReason);
           break;
         case 'error':
+          // Tool calls on a tools-disabled turn (a provider that ignores tool choice none): the SDK
+          // withholds them and reports a violation; the turn still ends with its text, as asked.
+          if (request.toolChoice === 'none' && ToolChoiceViolationError.isInstance(part.error)) {
+            finishReason = 'tool_use';
+            break;
+          }
           failure ??= part.error;
           break;
         default:

@@ -207,6 +207,34 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
     );
   });
 
+  it('a provider that calls a tool anyway on the tools-disabled turn: the calls are dropped and the run ends with its text', async () => {
+    fixture.fake.enqueue(weatherCall('toolu_u1'), {
+      text: ['Here is what I have.'],
+      toolCalls: weatherCall('toolu_u2').toolCalls,
+    });
+    const run = await fixture.startRun({
+      systemPrompt: 's',
+      prompt: 'p',
+      tools: [WEATHER_TOOL],
+      budgets: { maxToolTurns: 1 },
+    });
+    await run.waitForType('local_tool_call');
+    await postToolResult(fixture, run.runId, { toolUseId: 'toolu_u1', result: 'sunny' });
+    const frames = await run.ended;
+    assert.deepEqual(terminalsOf(types(frames)), ['result']);
+    assert.equal(frames.at(-1)?.data.data.subtype, 'success');
+    assert.equal(frames.at(-1)?.data.data.text, 'Here is what I have.');
+    assert.equal(frames.at(-1)?.data.data.turns, 2);
+    assert.deepEqual(
+      ofType(frames, 'local_tool_call').map((frame) => frame.data.data.toolUseId),
+      ['toolu_u1'],
+    );
+    const last = ofType(frames, 'assistant_message').at(-1)?.data.data;
+    assert.equal(last?.text, 'Here is what I have.');
+    assert.equal(last?.finishReason, 'tool_use');
+    assert.equal(last?.toolCalls, undefined, 'calls that were not allowed are not reported as made');
+  });
+
   it('budgets.maxToolTurns: 2: tool choice stays auto for two tool rounds, then none', async () => {
     fixture.fake.enqueue(weatherCall('toolu_a'), weatherCall('toolu_b'), { text: ['Enough.'] });
     const run = await fixture.startRun({
