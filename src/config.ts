@@ -55,14 +55,15 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// URL')
     .optional(),
   AGENT_RUNS_ROLE: z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).default('all'),
-  AGENT_RUNS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Any value the operator sets is taken (the operator contract sets no length); short ones get a warning.
+  AGENT_RUNS_ADMIN_TOKEN: z.string().optional(),
   AGENT_RUNS_PUBLIC_URL: z
     .string()
     .trim()
     .regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// URL')
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
-  AGENT_RUNS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  AGENT_RUNS_SECRET: z.string().optional(),
   AGENT_RUNS_WORKER_CONCURRENCY: z
     .string()
     .regex(/^[1-9]\d*$/, 'must be a whole number from 1 to 10000')

@@ -91,6 +91,10 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** Below these lengths a secret is guessable; the service still starts, with a warning. */
+const RECOMMENDED_SECRET_LENGTH = 32;
+const RECOMMENDED_ADMIN_TOKEN_LENGTH = 16;
+
 /** The composition root: the only place that constructs adapters and wires them together. */
 export async function createService(config: Config, options: ServiceOptions): Promise<Service> {
   const { secret, generatedAt } = resolveSecret(config);
@@ -98,6 +102,14 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     options.logger.warn(
       { path: generatedAt },
       'AGENT_RUNS_SECRET is not set: using a generated secret kept beside the database',
+    );
+  }
+  if (config.secret !== undefined && config.secret.length < RECOMMENDED_SECRET_LENGTH) {
+    options.logger.warn(`AGENT_RUNS_SECRET is shorter than ${RECOMMENDED_SECRET_LENGTH} characters`);
+  }
+  if (config.adminToken !== undefined && config.adminToken.length < RECOMMENDED_ADMIN_TOKEN_LENGTH) {
+    options.logger.warn(
+      `AGENT_RUNS_ADMIN_TOKEN is shorter than ${RECOMMENDED_ADMIN_TOKEN_LENGTH} characters`,
     );
   }
   // Provider warnings (unsupported settings, compatibility modes) go to our log, not to stderr.
