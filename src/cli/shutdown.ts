@@ -1,6 +1,12 @@
 const FORCED_EXIT_MS = 15_000;
+const PARENT_CHECK_MS = 500;
 
-/** Runs `stop` once on the first SIGTERM or SIGINT, then exits; a stop that hangs is cut short. */
+/**
+ * Runs `stop` once on the first SIGTERM or SIGINT, then exits; a stop that hangs is cut short.
+ * The same happens when the process that launched this one is gone: `npm start` and `npx` run
+ * the server under `sh -c`, and a shell such as dash dies on SIGTERM without passing it on,
+ * which would leave the server running orphaned.
+ */
 export function onShutdownSignal(stop: (signal: NodeJS.Signals) => Promise<void>): void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
@@ -20,4 +26,11 @@ export function onShutdownSignal(stop: (signal: NodeJS.Signals) => Promise<void>
   };
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);
+  const launcher = process.ppid;
+  // Started by init or a container runtime (pid 1, or 0 outside the namespace): there is no launcher to lose.
+  if (launcher > 1) {
+    setInterval(() => {
+      if (process.ppid !== launcher) handle('SIGHUP');
+    }, PARENT_CHECK_MS).unref();
+  }
 }

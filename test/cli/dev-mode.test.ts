@@ -259,6 +259,49 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     }
   });
 
+  describe('launched through a shell, as npm start and npx do (sh -c)', () => {
+    it('SIGTERM to the shell, which dies without passing it on, still stops the server cleanly', async () => {
+      // Like `sh -c` under npm: the shell waits for the server and does not forward signals to it.
+      const script = `"${process.execPath}" "${MAIN}" serve & echo "server pid $!"; wait`;
+      const shell = spawn('/bin/sh', ['-c', script], {
+        cwd: REPO,
+        env: childEnv({
+          DATABASE_URL: `sqlite:${join(dir, 'shell', 'agent-runs.db')}`,
+          PORT: '0',
+          AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      shell.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      const serverPid = () => Number(/server pid (\d+)/.exec(stdout)?.[1]);
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      try {
+        const deadline = Date.now() + 20_000;
+        while (!LISTENING.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const [, baseUrl = ''] = LISTENING.exec(stdout) ?? [];
+        assert.ok(baseUrl, `the server started: ${stdout}`);
+        assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
+
+        shell.kill('SIGTERM');
+        const stopped = Date.now();
+        while (alive(serverPid()) && Date.now() - stopped < 5_000)
+          await new Promise((r) => setTimeout(r, 50));
+        assert.equal(alive(serverPid()), false, 'the server stopped once its launcher was gone');
+      } finally {
+        if (serverPid() > 0 && alive(serverPid())) process.kill(serverPid(), 'SIGKILL');
+        shell.kill('SIGKILL');
+      }
+    });
+  });
+
   describe('dev mode on a database that already has other workspaces', () => {
     // Regression: dev mode skips the bootstrap when *any* workspace exists; the banner used to claim
     // "workspace 'default' already exists" and suggest `admin api-keys create default` (a 404) anyway.
