@@ -4,11 +4,14 @@ import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
 import { bootstrapDevWorkspace, DEV_WORKSPACE_SLUG, type DevBootstrap } from './dev-bootstrap.ts';
 import { onShutdownSignal } from './shutdown.ts';
+import { worker } from './worker.ts';
 
 /** `agent-runs serve` (production) and `agent-runs dev` (`npm start`: bootstrap and the offline mock model). */
 export async function serve(mode: 'serve' | 'dev'): Promise<void> {
   const config = loadConfig();
   assertRoleRequirements(config);
+  // One command for every replica of a deployment: with the worker role, `serve` is `agent-runs worker`.
+  if (config.role === 'worker') return worker();
   const logger = createLogger(config.logLevel);
   const service = await createService(config, { logger, dev: mode === 'dev', startModelThreads: true });
   const bootstrap = mode === 'dev' ? await bootstrapDevWorkspace(service.resources.repos) : undefined;

@@ -65,8 +65,13 @@ export async function startCluster(options: {
     api.baseUrl = baseUrl ?? '';
     return api;
   };
+  let workersStarted = 0;
   const startWorker = async (name: string) => {
-    const worker = spawnService(name, ['worker'], env);
+    // Every other worker is `serve` with AGENT_RUNS_ROLE=worker: one command for every replica works too.
+    const worker =
+      workersStarted++ % 2 === 0
+        ? spawnService(name, ['worker'], env)
+        : spawnService(name, ['serve'], { ...env, AGENT_RUNS_ROLE: 'worker' });
     all.push(worker);
     await worker.waitFor(/worker ready/);
     return worker;
