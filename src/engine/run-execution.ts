@@ -7,7 +7,7 @@ import type { RunSpec } from '../domain/run-spec.ts';
 import type { ModelInfo } from '../domain/usage.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { reasoningCallSettings } from '../providers/reasoning.ts';
-import { RunCancelled } from './abort-reasons.ts';
+import { RunCancelled, ServiceShutdown } from './abort-reasons.ts';
 import { ModelCallAbort } from './model-call-abort.ts';
 import { withUniqueToolCallIds } from './tool-call-ids.ts';
 import { ReplayedPrefix } from './replayed-prefix.ts';
@@ -359,7 +359,9 @@ export class RunExecution {
         retryable: false,
       });
     }
-    this.#deps.logger.error({ runId: this.#run.id, err: error }, 'run failed unexpectedly');
+    // Stopped by the service stopping: the executor hands the run over; nothing failed.
+    if (!(error instanceof ServiceShutdown))
+      this.#deps.logger.error({ runId: this.#run.id, err: error }, 'run failed unexpectedly');
     return this.#failure({
       message: 'the worker failed while running the agent',
       code: 'worker_error',

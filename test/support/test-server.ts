@@ -78,10 +78,15 @@ export async function serveOn(
     engine?: EngineOptions;
     pgSchema?: string;
     modelThreadResourceLimits?: ResourceLimits;
+    /** The service's log lines go here (JSON, level info and above); silent otherwise. */
+    logLines?: string[];
   } = {},
 ): Promise<TestServer> {
+  const { logLines } = options;
   const service = await createService(config, {
-    logger: pino({ level: 'silent' }),
+    logger: logLines
+      ? pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) })
+      : pino({ level: 'silent' }),
     dev: options.dev ?? false,
     ...(options.engine && { engine: options.engine }),
     ...(options.pgSchema && { storage: { pgSchema: options.pgSchema } }),

@@ -13,8 +13,9 @@ import { ofType, toolResultBlocks, toolResultText, watchStream, WEATHER_TOOL } f
  * One service over the shared database: it picks up unfinished runs when it starts. Close gives
  * runs 100 ms, then leaves a waiting run unfinished for the next service.
  */
+const logLines: string[] = [];
 const startService = (config: Config, adminToken: string) =>
-  serveOn(config, adminToken, { engine: { shutdownGraceMs: 100 } });
+  serveOn(config, adminToken, { engine: { shutdownGraceMs: 100 }, logLines });
 
 const calls = (frames: readonly SseFrame[]) =>
   ofType(frames, 'local_tool_call').map((frame) => frame.data.data.toolUseId);
@@ -95,6 +96,8 @@ describe(
       const call = await before.waitForType('local_tool_call');
 
       const second = await restart();
+      const failures = logLines.filter((line) => /"level":50/.test(line));
+      assert.deepEqual(failures, [], 'a run handed over at shutdown is not logged as a failure');
       const seenBefore = await before.ended;
       assert.equal(
         seenBefore.at(-1)?.data.type,
