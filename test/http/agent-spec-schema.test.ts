@@ -269,13 +269,19 @@ describe('attachments', () => {
     assert.equal(parseAttachment(inlineFile('AAEC', 'Image/PNG'))?.mimeType, 'image/png');
   });
 
+  it('accepts an allowed type with parameters, keeping the base type', () => {
+    assert.equal(parseAttachment(inlineFile('AAEC', 'text/plain; charset=utf-8'))?.mimeType, 'text/plain');
+    assert.equal(parseAttachment(inlineFile('AAEC', 'Text/CSV;header=present'))?.mimeType, 'text/csv');
+  });
+
   it('rejects disallowed MIME types', () => {
     for (const mimeType of [
       'application/zip',
       'video/mp4',
       'image/svg+xml',
       'text/',
-      'text/plain; charset=utf-8',
+      'application/zip; charset=utf-8',
+      '; charset=utf-8',
     ]) {
       rejectsAttachment(
         inlineFile('AAEC', mimeType),

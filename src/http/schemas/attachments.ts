@@ -29,26 +29,30 @@ const ALLOWED_MIME_SET: ReadonlySet<string> = new Set(ALLOWED_ATTACHMENT_MIME);
 /** `text/` plus an RFC 6838 subtype name (no parameters). */
 const TEXT_SUBTYPE_PATTERN = /^text\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
+/** A MIME type without its parameters (`; charset=utf-8`), in lower case (MIME types are case-insensitive). */
+export function baseMimeType(mime: string): string {
+  return (mime.split(';', 1)[0] ?? '').trim().toLowerCase();
+}
+
 /**
- * Whether `mime` is an allowed attachment type: one of ALLOWED_ATTACHMENT_MIME or any `text/*` subtype.
- * Compared case-insensitively (MIME types are case-insensitive); parameters such as `; charset=` are not
- * accepted.
+ * Whether `mime` is an allowed attachment type: one of ALLOWED_ATTACHMENT_MIME or any `text/*` subtype,
+ * parameters aside.
  */
 export function isAllowedAttachmentMime(mime: string): boolean {
-  const lower = mime.toLowerCase();
-  return ALLOWED_MIME_SET.has(lower) || TEXT_SUBTYPE_PATTERN.test(lower);
+  const base = baseMimeType(mime);
+  return ALLOWED_MIME_SET.has(base) || TEXT_SUBTYPE_PATTERN.test(base);
 }
 
 const ALLOWED_MIME_DESCRIPTION = `${ALLOWED_ATTACHMENT_MIME.join(', ')} or any other text/* type`;
 
-/** An allowed attachment MIME type, normalized to lower case. */
+/** An allowed attachment MIME type, normalized to its lower-case base type (parameters dropped). */
 export const attachmentMimeSchema = z
   .string({ error: 'must be a string' })
   .refine(isAllowedAttachmentMime, {
     error: (issue) =>
       `${JSON.stringify(issue.input)} is not an allowed attachment type (allowed: ${ALLOWED_MIME_DESCRIPTION})`,
   })
-  .transform((mime) => mime.toLowerCase());
+  .transform(baseMimeType);
 
 const BASE64_PAD = 0x3d; // '='
 
