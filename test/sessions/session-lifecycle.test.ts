@@ -37,6 +37,20 @@ describe('session lifecycle', () => {
     assert.equal(created.body.error, 'invalid_request');
   });
 
+  it('creation needs a systemPrompt or an agentId (a session has no messages to carry a system message): else 400', async () => {
+    const before = (await fixture.list()).body.total;
+    for (const body of [{}, { systemPrompt: '   ' }, { name: 'no prompt' }]) {
+      const created = await fixture.createSession(body);
+      assert.equal(created.status, 400, JSON.stringify(body));
+      assert.equal(created.body.error, 'invalid_request');
+      assert.equal(
+        created.body.message,
+        'systemPrompt: required unless agentId is set (a session is created without messages)',
+      );
+    }
+    assert.equal((await fixture.list()).body.total, before, 'no session was stored');
+  });
+
   it('creation validates the spec like a run: an unresolvable modelId gives 400 invalid_model', async () => {
     const before = (await fixture.list()).body.total;
     const created = await fixture.createSession({ systemPrompt: 's', modelId: 'nosuchprovider/nosuchmodel' });

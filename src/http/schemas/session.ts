@@ -20,6 +20,14 @@ export const sessionCreateSchema = z
         message: 'session creation takes the agent spec without prompt or messages; send them to /messages',
       });
     }
+    // A session has no messages at creation, so of the run rule's three ways only two remain.
+    if (!body.agentId?.trim() && !body.systemPrompt?.trim()) {
+      context.addIssue({
+        code: 'custom',
+        path: ['systemPrompt'],
+        message: 'required unless agentId is set (a session is created without messages)',
+      });
+    }
   })
   .transform(({ prompt: _prompt, messages: _messages, ...spec }) => spec);
 
