@@ -291,19 +291,13 @@ export class RunExecution {
           this.#turns++;
           if (abort.signal.aborted) throw error;
           // The text already streamed ends the turn, as when a provider stream fails.
-          if (streamedText !== '') {
-            this.#lastText = streamedText;
-            this.#emitAssistantMessage(turn, { text: streamedText, finishReason: null, toolCalls: [] });
-          }
+          this.#endTurnWithPartialText(turn, streamedText);
           throw new InterruptedModelCall(streamedText, error);
         }
         const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
         if (delay === undefined) {
           this.#turns++;
-          if (error.partialText !== '') {
-            this.#lastText = error.partialText;
-            this.#emitAssistantMessage(turn, { text: error.partialText, finishReason: null, toolCalls: [] });
-          }
+          this.#endTurnWithPartialText(turn, error.partialText);
           throw error;
         }
         this.#deps.logger.info(
@@ -317,11 +311,11 @@ export class RunExecution {
     }
   }
 
-  #emitAssistantMessage(
-    turn: number,
-    completed: Pick<CompletedTurn, 'text' | 'finishReason' | 'toolCalls'>,
-  ): void {
-    this.#sendAssistantMessage(assistantMessageData(turn, completed));
+  /** A turn that broke off: the text it streamed, if any, is its assistant_message (no finish reason). */
+  #endTurnWithPartialText(turn: number, text: string): void {
+    if (text === '') return;
+    this.#lastText = text;
+    this.#sendAssistantMessage(assistantMessageData(turn, { text, finishReason: null, toolCalls: [] }));
   }
 
   #sendAssistantMessage(data: Record<string, unknown>): void {

@@ -22,7 +22,7 @@ export async function waitForToolResults(
   toolUseIds: readonly string[],
   deadline: number,
   stop: AbortSignal,
-  onRead: (records: ToolCallRecord[]) => void = () => {},
+  onRead: (records: ToolCallRecord[]) => void,
 ): Promise<ToolCallRecord[] | 'timeout'> {
   let wake: (() => void) | undefined;
   let signalled = false;

@@ -15,8 +15,6 @@ export interface ReasoningCallSettings {
    * explicit provider options win where both speak.
    */
   reasoning?: SdkReasoning;
-  /** The effort label to report (`off` when no level was given). */
-  label: ReasoningLabel;
   /** Whether the provider will stream thoughts, i.e. whether `thinking_delta` events may be emitted. */
   exposesThinking: boolean;
 }
@@ -71,7 +69,7 @@ export function geminiThinkingControl(vendorModelId: string): 'yes' | 'no' | 'un
 /**
  * Maps a reasoning level onto each provider's own control. Level 0 disables thinking with the
  * lowest setting the model accepts. `undefined` (no level anywhere in the spec) is thinking off
- * too, reported as `off`, but sent only where it cannot break a model without thinking: OpenAI
+ * too, but sent only where it cannot break a model without thinking: OpenAI
  * Responses (the SDK knows which models reason), Gemini 2.5 and later (which think by default);
  * nothing to Anthropic (thinking is off unless asked for) nor to OpenAI-compatible servers, which
  * differ in whether a non-reasoning model accepts `reasoning_effort` at all.
@@ -82,26 +80,16 @@ export function reasoningCallSettings(
   vendorModelId: string,
 ): ReasoningCallSettings {
   if (level === undefined) {
-    const off = { label: 'off', exposesThinking: false } as const;
-    switch (api) {
-      case 'openai-responses':
-      case 'mock':
-        return { ...reasoningCallSettings(api, 0, vendorModelId), ...off };
-      case 'google-generative-ai':
-        return geminiThinkingControl(vendorModelId) === 'yes'
-          ? { ...reasoningCallSettings(api, 0, vendorModelId), ...off }
-          : off;
-      case 'openai-chat':
-      case 'anthropic-messages':
-        return off;
-      default:
-        return assertNever(api);
-    }
+    const sendOff =
+      api === 'openai-responses' ||
+      api === 'mock' ||
+      (api === 'google-generative-ai' && geminiThinkingControl(vendorModelId) === 'yes');
+    return sendOff ? reasoningCallSettings(api, 0, vendorModelId) : { exposesThinking: false };
   }
   const label = reasoningEffortLabel(level);
   const thinking = label !== 'off';
   const reasoning: SdkReasoning = thinking ? label : 'none';
-  const base = { reasoning, label, exposesThinking: thinking };
+  const base = { reasoning, exposesThinking: thinking };
 
   switch (api) {
     case 'openai-responses':
@@ -132,7 +120,7 @@ export function reasoningCallSettings(
       };
     case 'google-generative-ai':
       // Models before 2.5 have no thinking control: the level is ignored, as the spec says.
-      if (geminiThinkingControl(vendorModelId) === 'no') return { label, exposesThinking: false };
+      if (geminiThinkingControl(vendorModelId) === 'no') return { exposesThinking: false };
       // Budget vs level and the minimum budget differ per model (Gemini 3 takes thinkingLevel;
       // 2.5 Pro rejects a zero budget): an explicit thinkingBudget here would bypass the SDK's
       // per-model mapping of `reasoning`, so only ask for the thoughts to be streamed.

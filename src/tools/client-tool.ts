@@ -28,13 +28,18 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * An object schema as the providers need it: kept verbatim (nested constraints
- * included) when its root is an object schema; `properties` alone implies
- * `type: object`; anything else becomes the empty object schema.
+ * The schema when its root is an object schema, kept verbatim (nested constraints included);
+ * `properties` alone implies `type: object`. Anything else is not an object schema.
  */
-export function objectInputSchema(schema: unknown): Record<string, unknown> {
-  if (!isJsonObject(schema) || Object.keys(schema).length === 0) return { ...EMPTY_OBJECT_SCHEMA };
-  if (schema.type === 'object') return { properties: {}, ...schema };
+export function objectRootSchema(schema: unknown): Record<string, unknown> | undefined {
+  if (!isJsonObject(schema)) return undefined;
+  if (schema.type === 'object') return schema;
   if (schema.type === undefined && isJsonObject(schema.properties)) return { type: 'object', ...schema };
-  return { ...EMPTY_OBJECT_SCHEMA };
+  return undefined;
+}
+
+/** An input schema as the providers need it: an object-root schema, else the empty object schema. */
+export function objectInputSchema(schema: unknown): Record<string, unknown> {
+  const object = objectRootSchema(schema);
+  return object ? { properties: {}, ...object } : { ...EMPTY_OBJECT_SCHEMA };
 }

@@ -428,24 +428,14 @@ describe('reasoning levels', () => {
     ]);
   });
 
-  test('a level always gets a label and each provider its own control', () => {
-    for (const api of [
-      'openai-responses',
-      'openai-chat',
-      'anthropic-messages',
-      'google-generative-ai',
-      'mock',
-    ] as const) {
-      assert.equal(reasoning.reasoningCallSettings(api, 40, 'gemini-2.5-flash').label, 'medium');
-    }
+  test('each provider gets its own control', () => {
     assert.deepEqual(reasoning.reasoningCallSettings('openai-responses', 90, 'gpt-5'), {
-      ...{ reasoning: 'high', label: 'high', exposesThinking: true },
+      ...{ reasoning: 'high', exposesThinking: true },
       providerOptions: { openai: { reasoningEffort: 'high', reasoningSummary: 'auto' } },
     });
     // At 0 the SDK picks none/minimal/low per OpenAI model from `reasoning: 'none'`.
     assert.deepEqual(reasoning.reasoningCallSettings('openai-responses', 0, 'gpt-5'), {
       reasoning: 'none',
-      label: 'off',
       exposesThinking: false,
       providerOptions: { openai: { reasoningSummary: null } },
     });
@@ -480,7 +470,7 @@ describe('reasoning levels', () => {
       ['google-generative-ai', 'gemini-2.0-flash'],
       ['google-generative-ai', 'my-tuned-model'],
     ] as const) {
-      assert.deepEqual(omitted(api, model), { label: 'off', exposesThinking: false }, `${api} ${model}`);
+      assert.deepEqual(omitted(api, model), { exposesThinking: false }, `${api} ${model}`);
     }
   });
 
@@ -498,7 +488,6 @@ describe('reasoning levels', () => {
       ['yes', 'yes', 'yes', 'no', 'no', 'no', 'unknown'],
     );
     assert.deepEqual(reasoning.reasoningCallSettings('google-generative-ai', 80, 'gemini-2.0-flash'), {
-      label: 'high',
       exposesThinking: false,
     });
     assert.equal(reasoning.anthropicThinkingBudget(1), 1024);

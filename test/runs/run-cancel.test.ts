@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
+import type { ScriptedReply } from '../fakes/scripted-reply.ts';
 
 describe('cancellation', () => {
   let fixture: RunFixture;
@@ -16,6 +17,15 @@ describe('cancellation', () => {
   const snapshotOf = async (runId: string) =>
     (await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers }))
       .body;
+
+  /** Starts a run on this script and returns its id once its first provider request has arrived. */
+  async function runAtProvider(...script: ScriptedReply[]): Promise<string> {
+    fixture.fake.reset();
+    fixture.fake.enqueue(...script);
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
+    await fixture.fake.waitForRequests(1);
+    return created.body.runId as string;
+  }
 
   /** Creates a run, reads its stream, and cancels it once the first assistant_delta has arrived. */
   async function cancelDuringFirstTurn(
@@ -93,11 +103,7 @@ describe('cancellation', () => {
   });
 
   it('a call that has not answered when the cancel comes is abandoned at once: it has no turn to finish', async () => {
-    fixture.fake.reset();
-    fixture.fake.enqueue({ type: 'hang' });
-    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
-    const runId = created.body.runId as string;
-    await fixture.fake.waitForRequests(1);
+    const runId = await runAtProvider({ type: 'hang' });
     assert.equal((await cancel(runId)).status, 200);
     const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
     assert.deepEqual(types(frames), ['cancelled']);
@@ -109,14 +115,10 @@ describe('cancellation', () => {
   });
 
   it('cancel during a retry backoff starts no further model call', async () => {
-    fixture.fake.reset();
-    fixture.fake.enqueue(
+    const runId = await runAtProvider(
       { type: 'http-error', status: 429, headers: { 'retry-after': '5' } },
       { text: ['never'] },
     );
-    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
-    const runId = created.body.runId as string;
-    await fixture.fake.waitForRequests(1);
     const started = Date.now();
     assert.equal((await cancel(runId)).status, 200);
     const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
@@ -126,11 +128,7 @@ describe('cancellation', () => {
   });
 
   it('cancel takes no body: an empty body under a JSON content type is accepted; an empty run creation is 400 invalid_request', async () => {
-    fixture.fake.reset();
-    fixture.fake.enqueue({ type: 'hang' });
-    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
-    const runId = created.body.runId as string;
-    await fixture.fake.waitForRequests(1);
+    const runId = await runAtProvider({ type: 'hang' });
     const url = `${fixture.server.baseUrl}${fixture.ws}/agent-runs/${runId}/cancel`;
     const response = await fetch(url, {
       method: 'POST',

@@ -1,4 +1,4 @@
-import { isJsonObject, objectInputSchema, type ClientTool } from '../client-tool.ts';
+import { objectInputSchema, objectRootSchema, type ClientTool } from '../client-tool.ts';
 
 export const LONG_RUNNING_HINT =
   'This is a long-running operation: if it already returned an intermediate or pending status, do not call it again.';
@@ -21,7 +21,7 @@ export interface LocalToolRef {
  * description hint and results are validated host-side.
  */
 export function localTool(ref: LocalToolRef): ClientTool {
-  const outputSchema = objectOutputSchema(ref.outputSchema);
+  const outputSchema = objectRootSchema(ref.outputSchema);
   const hints = [
     ref.longRunning ? LONG_RUNNING_HINT : undefined,
     outputSchema ? `It returns JSON matching this schema: ${JSON.stringify(outputSchema)}` : undefined,
@@ -36,12 +36,4 @@ export function localTool(ref: LocalToolRef): ClientTool {
     retain: ref.retain ?? false,
     callExtras: {},
   };
-}
-
-/** An object-root `outputSchema` (`properties` alone implies `type: object`, as for `parameters`), else none. */
-function objectOutputSchema(schema: unknown): Record<string, unknown> | undefined {
-  if (!isJsonObject(schema)) return undefined;
-  if (schema.type === 'object') return schema;
-  if (schema.type === undefined && isJsonObject(schema.properties)) return { type: 'object', ...schema };
-  return undefined;
 }
