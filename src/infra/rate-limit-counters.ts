@@ -8,44 +8,42 @@ import type { Redis } from 'ioredis';
 import type { RateCounters, RateDecision } from '../engine/ports.ts';
 
 /**
+ * The limiter only counts: each workspace's own maximum is applied to the count, so that an operator
+ * changing a limit keeps the current window's count instead of starting a new window.
+ */
+const COUNT_ONLY_POINTS = 2 ** 31 - 1;
+
+/**
  * Fixed 60-second windows counted with rate-limiter-flexible: in memory for the
- * embedded service, in Redis for scale-out (so every replica counts the same
- * window). One limiter per distinct maximum.
+ * embedded service, in Redis for scale-out (so every replica counts the same window).
  */
 export class FlexibleRateCounters implements RateCounters {
-  readonly #limiters = new Map<number, RateLimiterAbstract>();
-  readonly #create: (points: number) => RateLimiterAbstract;
+  readonly #limiter: RateLimiterAbstract;
 
   constructor(
     store: { kind: 'memory' } | { kind: 'redis'; client: Redis; prefix: string },
     windowSeconds: number,
   ) {
-    this.#create =
+    const window = { points: COUNT_ONLY_POINTS, duration: windowSeconds };
+    this.#limiter =
       store.kind === 'memory'
-        ? (points) => new RateLimiterMemory({ points, duration: windowSeconds, keyPrefix: `rl${points}` })
-        : (points) =>
-            new RateLimiterRedis({
-              storeClient: store.client,
-              points,
-              duration: windowSeconds,
-              keyPrefix: `${store.prefix}:rl:${points}`,
-            });
+        ? new RateLimiterMemory({ ...window, keyPrefix: 'rl' })
+        : new RateLimiterRedis({ ...window, storeClient: store.client, keyPrefix: `${store.prefix}:rl` });
   }
 
   async consume(key: string, limit: number): Promise<RateDecision> {
-    let limiter = this.#limiters.get(limit);
-    if (!limiter) {
-      limiter = this.#create(limit);
-      this.#limiters.set(limit, limiter);
-    }
+    let counted: RateLimiterRes;
     try {
-      const result = await limiter.consume(key);
-      return { allowed: true, remaining: result.remainingPoints, resetMs: result.msBeforeNext };
+      counted = await this.#limiter.consume(key);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        return { allowed: false, remaining: 0, resetMs: rejection.msBeforeNext };
-      }
-      throw rejection;
+      if (rejection instanceof RateLimiterRes) counted = rejection;
+      else throw rejection;
     }
+    const { consumedPoints, msBeforeNext } = counted;
+    return {
+      allowed: consumedPoints <= limit,
+      remaining: Math.max(0, limit - consumedPoints),
+      resetMs: msBeforeNext,
+    };
   }
 }

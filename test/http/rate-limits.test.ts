@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { openSse } from '../support/sse-client.ts';
 import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
 
 describe('rate limits per workspace and credential', () => {
@@ -55,6 +56,46 @@ describe('rate limits per workspace and credential', () => {
     const models = await server.request('GET', `${ws.ws}/models`, { headers: bearer(ws.key) });
     assert.equal(models.status, 200);
     assert.equal(models.headers.get('x-ratelimit-bucket'), 'transport');
+  });
+
+  it('an SSE stream open is metered as transport and carries the X-RateLimit headers', async () => {
+    const other = await server.admin('POST', '/workspaces/limited/api-keys', { name: 'streams' });
+    const created = await post('/agent-runs', run, other.body.key);
+    const stream = await openSse(
+      `${server.baseUrl}${ws.ws}/agent-runs/${created.body.runId}/stream`,
+      bearer(other.body.key),
+    );
+    try {
+      assert.equal(stream.status, 200);
+      assert.equal(stream.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      assert.equal(stream.headers.get('x-ratelimit-bucket'), 'transport');
+      assert.equal(stream.headers.get('x-ratelimit-limit'), '6000');
+      assert.equal(stream.headers.get('x-ratelimit-remaining'), '5999');
+      assert.ok(Number(stream.headers.get('x-ratelimit-reset')) > Date.now() / 1000);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('an operator changing a limit keeps the count of the current window', async () => {
+    const changing = await createWorkspaceWithKey(server, 'changing', { rateLimits: { otherMutations: 3 } });
+    const createSession = () =>
+      server.request('POST', `${changing.ws}/agent-sessions`, {
+        body: { systemPrompt: 's' },
+        headers: bearer(changing.key),
+      });
+    for (let i = 0; i < 3; i += 1) assert.equal((await createSession()).status, 201);
+    assert.equal((await createSession()).status, 429);
+    const raised = await server.admin('PATCH', '/workspaces/changing', { rateLimits: { otherMutations: 5 } });
+    assert.equal(raised.status, 200);
+    // Four requests counted in this window already: one more fits under the new maximum of five.
+    const fifth = await createSession();
+    assert.equal(fifth.status, 201);
+    assert.equal(fifth.headers.get('x-ratelimit-limit'), '5');
+    assert.equal(fifth.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal((await createSession()).status, 429);
+    await server.admin('PATCH', '/workspaces/changing', { rateLimits: { otherMutations: 2 } });
+    assert.equal((await createSession()).status, 429);
   });
 
   it('each credential has its own window', async () => {

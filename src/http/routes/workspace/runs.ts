@@ -39,6 +39,10 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
   app.get<{ Params: RunParams }>('/agent-runs/:runId/stream', async (request, reply) => {
     const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
     const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
+    // The stream writes its own head on the raw response: keep the headers the hooks set (rate limits).
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
     reply.hijack();
     const stream = new RunEventStream(reply.raw, { id: run.id, ended: run.endedAt !== null }, afterSeq, {
       store: engine.events,
