@@ -48,12 +48,19 @@ export function visibleConnections(view: CatalogView): ModelConnection[] {
 
 /**
  * The model used when `modelId` is omitted: the workspace default provider's
- * default model, else the platform default offering, else the first offering.
+ * default model, else the platform default offering, else the first offering;
+ * an offering shadowed by a workspace model is reached through that model, the
+ * connection its catalog id names.
  */
 export function defaultConnection(view: CatalogView): ModelConnection | undefined {
   const provider = view.providers.find((candidate) => candidate.isDefault);
   if (provider) return modelOfProvider(provider, provider.defaultModel);
-  return view.platform.find((offering) => offering.isDefault) ?? view.platform[0];
+  const offering = view.platform.find((candidate) => candidate.isDefault) ?? view.platform[0];
+  if (!offering) return undefined;
+  const shadowing = view.providers
+    .flatMap((candidate) => candidate.models)
+    .find((connection) => connection.entry.id === offering.entry.id);
+  return shadowing ?? offering;
 }
 
 /** The provider's listed model, or (for a vendor override) a connection to an unlisted model on the same key. */

@@ -166,4 +166,15 @@ describe('modelId resolution', () => {
     assert.equal(resolveModelId('openai/gpt-5.1', shadowed).connectionRef, 'provider:prov_own');
     assert.equal(resolveModelId('platform:off_2', shadowed).connectionRef, 'platform:off_2');
   });
+
+  it('omitted, with the platform default offering shadowed: the shadowing workspace model, the one its id names', () => {
+    const shadowedDefault: CatalogView = {
+      providers: [workspaceProvider('prov_own', 'openai', ['gpt-5.1'])],
+      platform: [platform('openai', 'gpt-5.1', 'off_2', true)],
+    };
+    const omitted = resolveModelId(undefined, shadowedDefault);
+    assert.equal(omitted.entry.id, 'openai/gpt-5.1');
+    assert.equal(omitted.connectionRef, resolveModelId('openai/gpt-5.1', shadowedDefault).connectionRef);
+    assert.equal(omitted.connectionRef, 'provider:prov_own');
+  });
 });
