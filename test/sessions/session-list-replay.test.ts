@@ -129,6 +129,10 @@ describe('session list', () => {
     const tooMany = await fixture.list('?limit=201');
     assert.equal(tooMany.status, 400);
     assert.equal(tooMany.body.error, 'invalid_request');
+    assert.match(tooMany.body.message, /limit: must be an integer from 1 to 200/);
+    assert.match((await fixture.list('?limit=0')).body.message, /limit: must be an integer from 1 to 200/);
+    assert.match((await fixture.list('?offset=-1')).body.message, /offset: must be an integer of at least 0/);
+    assert.match((await fixture.list('?limit=abc')).body.message, /limit: must be an integer from 1 to 200/);
     const pages: string[] = [];
     for (const offset of [0, 20, 40]) {
       const page = await fixture.list(`?metadata=suite:${t}&limit=20&offset=${offset}`);

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
 import { CONTENT_MAX_CHARS, METADATA_KEY_PATTERN, METADATA_VALUE_MAX_CHARS } from './limits.ts';
 
+/** A query parameter holding an integer in [min, max], with one message naming the range for any other value. */
+function integerParameter(min: number, max: number) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+  const error = `must be an integer ${range}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
 /** `POST {ws}/agent-sessions`: the agent spec without `prompt` or `messages`. */
 export const sessionCreateSchema = z
   .object(
@@ -78,12 +85,12 @@ export const sessionListQuerySchema = z.object({
     ),
   ),
   status: z.enum(['active', 'ended'], { error: 'must be active or ended' }).optional(),
-  limit: z.coerce.number({ error: 'must be an integer' }).int().min(1).max(200).default(50),
-  offset: z.coerce.number({ error: 'must be an integer' }).int().min(0).default(0),
+  limit: integerParameter(1, 200).default(50),
+  offset: integerParameter(0, Number.MAX_SAFE_INTEGER).default(0),
 });
 
 /** `GET …/{sessionId}/events` query: `full` (default) or `lastMessages=N` (ignored when `full` is set). */
 export const sessionReplayQuerySchema = z.object({
   full: z.enum(['1', 'true', '0', 'false'], { error: 'must be 1, true, 0 or false' }).optional(),
-  lastMessages: z.coerce.number({ error: 'must be an integer' }).int().min(0).max(100_000).optional(),
+  lastMessages: integerParameter(0, 100_000).optional(),
 });
