@@ -115,7 +115,11 @@ export async function createService(config: Config, options: ServiceOptions): Pr
   // Provider warnings (unsupported settings, compatibility modes) go to our log, not to stderr.
   globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
     options.logger.debug({ provider, model, warnings }, 'model provider warnings');
-  const storage = openStorage(config.storage, options.storage ?? {});
+  const storage = openStorage(config.storage, {
+    ...options.storage,
+    onIdleConnectionError: (error) =>
+      options.logger.warn({ err: error }, 'an idle database connection failed; it was dropped from the pool'),
+  });
   let models: ModelCaller | undefined;
   try {
     const applied = await migrateToLatest(storage);

@@ -27,11 +27,23 @@ export interface Storage {
 export interface OpenStorageOptions {
   /** PostgreSQL only: the schema to work in (tests give each suite its own). */
   pgSchema?: string;
+  /**
+   * PostgreSQL only: an idle pooled connection failed (server restart, failover, an idle timeout, a
+   * terminated backend). The pool drops it and the next query opens another; without a listener the
+   * pool's error event would stop the process. Default: one line on stderr.
+   */
+  onIdleConnectionError?: (error: Error) => void;
 }
 
 export function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Storage {
   const db =
-    config.engine === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, options.pgSchema);
+    config.engine === 'sqlite'
+      ? openSqlite(config.path)
+      : openPostgres(
+          config.url,
+          options.pgSchema,
+          options.onIdleConnectionError ?? reportIdleConnectionError,
+        );
   const checkpointer =
     config.engine === 'sqlite' && config.path !== ':memory:'
       ? new SqliteCheckpointer(config.path, require.resolve('better-sqlite3'))
@@ -64,13 +76,22 @@ function openSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
 }
 
-function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
+function openPostgres(
+  url: string,
+  schema: string | undefined,
+  onIdleConnectionError: (error: Error) => void,
+): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  pool.on('error', onIdleConnectionError);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+function reportIdleConnectionError(error: Error): void {
+  process.stderr.write(`an idle PostgreSQL connection failed and was dropped: ${error.message}\n`);
 }
 
 /** Applies every pending migration; throws with the failing migration's name. */
