@@ -26,13 +26,17 @@ const NONE_FENCED: FencedRuns = new Set();
  * during one event-loop turn are committed together in one transaction on the
  * next `setImmediate`, and published only after that commit, so no subscriber
  * ever sees an event that is not durable. Commits are strictly sequential, so
- * publication order is seq order.
+ * publication order is seq order. After a failed commit, a run's later events
+ * are not written (they would stand behind a hole in its seq) until the run
+ * recovers.
  */
 export class EventLogWriter {
   readonly #store: EventStore;
   readonly #bus: RunEventBus;
   #open: Generation | undefined;
   #inFlight: Promise<FencedRuns> = Promise.resolve(NONE_FENCED);
+  /** Runs with events a failed commit did not write. */
+  readonly #broken = new Set<string>();
 
   constructor(store: EventStore, bus: RunEventBus) {
     this.#store = store;
@@ -70,6 +74,21 @@ export class EventLogWriter {
     return this.#open?.done ?? this.#inFlight;
   }
 
+  /** True when a commit of the run failed: nothing it appends is written until `recover`. */
+  isBroken(runId: string): boolean {
+    return this.#broken.has(runId);
+  }
+
+  /**
+   * Lets a run whose commit failed write again, once no commit holding its earlier events is
+   * pending (those are dropped): the log then ends where it should be continued from. Call it
+   * when the run appends nothing else meanwhile.
+   */
+  async recover(runId: string): Promise<void> {
+    await this.durable().catch(() => undefined);
+    this.#broken.delete(runId);
+  }
+
   #startGeneration(): Generation {
     let settle!: Generation['settle'];
     const done = new Promise<FencedRuns>((resolve, reject) => {
@@ -87,11 +106,12 @@ export class EventLogWriter {
   }
 
   async #commit(generation: Generation): Promise<FencedRuns> {
-    const batches = [...generation.batches.values()];
+    const batches = [...generation.batches.values()].filter((batch) => !this.#broken.has(batch.runId));
     let fenced: FencedRuns;
     try {
-      fenced = await this.#store.append(batches);
+      fenced = batches.length === 0 ? NONE_FENCED : await this.#store.append(batches);
     } catch (error) {
+      for (const batch of batches) this.#broken.add(batch.runId);
       generation.settle(error instanceof Error ? error : new Error(String(error)));
       return NONE_FENCED;
     }

@@ -11,6 +11,14 @@ export class FencedOut extends Error {
   }
 }
 
+/** An event of the run was not written because an earlier commit of the run failed. */
+export class BehindFailedCommit extends Error {
+  override name = 'BehindFailedCommit';
+  constructor(runId: string) {
+    super(`an earlier event-log commit of run ${runId} failed`);
+  }
+}
+
 /**
  * The events of one run, numbered: the worker that owns the run assigns each
  * `seq`. Deltas are appended without waiting; a failed commit is remembered
@@ -77,11 +85,13 @@ export class RunEmitter {
   }
 
   /**
-   * After a failed commit, continue numbering from what the log really holds,
+   * After a failed commit, once the run emits nothing else: waits for the commits still pending
+   * (the run's events in them are dropped) and continues numbering from what the log really holds,
    * so the terminal event does not stand behind a hole.
    */
-  resync(lastDurableSeq: number): void {
-    this.#seq = lastDurableSeq;
+  async resync(readLastDurableSeq: () => Promise<number>): Promise<void> {
+    await this.#writer.recover(this.runId);
+    this.#seq = await readLastDurableSeq();
     this.#failure = undefined;
     this.#watched = undefined;
   }
@@ -94,12 +104,14 @@ export class RunEmitter {
       ...this.#fence(),
     });
     if (fenced.has(this.runId)) throw new FencedOut(this.runId);
+    if (this.#writer.isBroken(this.runId)) throw new BehindFailedCommit(this.runId);
   }
 
   /** Resolves once every event emitted so far is durable; throws if one of them failed to commit. */
   async durable(): Promise<void> {
     const fenced = await this.#writer.durable();
     if (fenced.has(this.runId)) this.#fail(new FencedOut(this.runId));
+    if (this.#writer.isBroken(this.runId)) this.#fail(new BehindFailedCommit(this.runId));
     if (this.#failure !== undefined) throw this.#failure;
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Run } from '../domain/run.ts';
+import { isTerminalEventType, type Run } from '../domain/run.ts';
 import type { RunSpec } from '../domain/run-spec.ts';
 import type { RetainedToolPair } from '../domain/session.ts';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
@@ -95,15 +95,18 @@ export class RunExecutor {
         return 'handed_over';
       }
       if (emitter.fencedOut) return 'done';
-      if (emitter.failure !== undefined) emitter.resync(await events.lastSeq(run.id));
+      const readLastSeq = () => events.lastSeq(run.id);
+      if (emitter.failure !== undefined) await emitter.resync(readLastSeq);
       const session = sessionEnd(run, terminal, execution.retained);
       try {
         await emitter.end(terminal.type, terminal.data, terminal.outcome, session);
       } catch (error) {
         if (emitter.fencedOut) return 'done';
-        // Renumber after what the log really holds and write the terminal event once more.
+        // Renumber after what the log really holds and write the terminal event once more, unless
+        // the failure was only reported and the commit did write it.
         logger.error({ runId: run.id, err: error }, 'writing the terminal event failed; retrying');
-        emitter.resync(await events.lastSeq(run.id));
+        await emitter.resync(readLastSeq);
+        if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) return 'done';
         await emitter.end(terminal.type, terminal.data, terminal.outcome, session);
       }
       return 'done';
@@ -112,6 +115,12 @@ export class RunExecutor {
       this.#deps.shutdown.removeEventListener('abort', onShutdown);
     }
   }
+}
+
+async function endsWithTerminalEvent(events: EventStore, runId: string, lastSeq: number): Promise<boolean> {
+  if (lastSeq === 0) return false;
+  const [last] = await events.readAfter(runId, lastSeq - 1, 1);
+  return last !== undefined && isTerminalEventType(last.type);
 }
 
 /** A session run's end: a success appends its turns; anything else only frees the session. */
