@@ -13,7 +13,8 @@ import { createRepositories } from './storage/repositories/index.ts';
 import { SecretBox } from './storage/secret-box.ts';
 import { EventLogWriter } from './engine/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/retry-policy.ts';
-import { RunExecutor } from './engine/run-executor.ts';
+import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/run-executor.ts';
+import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { RunService } from './engine/run-service.ts';
 import { SessionService } from './engine/session-service.ts';
 import type { RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
@@ -35,6 +36,7 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
 export interface EngineOptions {
   heartbeatMs?: number;
   retryPolicy?: RetryPolicy;
+  executionRetry?: RetryPolicy;
   shutdownGraceMs?: number;
 }
 
@@ -58,6 +60,8 @@ interface Transport {
   queue: RunQueue;
   /** Present in scale-out mode (REDIS_URL). */
   redis: RedisChannels | undefined;
+  /** Scale-out: queues again the unfinished runs that no job carries any more. */
+  requeueLost: ((runIds: readonly string[]) => Promise<string[]>) | undefined;
 }
 
 /** Embedded: an in-process queue and bus. Scale-out: BullMQ for runs, Redis pub/sub for events and signals. */
@@ -68,19 +72,22 @@ function createTransport(config: Config): Transport {
       signals: new InProcessRunSignals(),
       queue: new InProcessRunQueue({ concurrency: config.workerConcurrency }),
       redis: undefined,
+      requeueLost: undefined,
     };
   }
   const redis = new RedisChannels(config.redisUrl);
+  const queue = new BullmqRunQueue({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    concurrency: config.workerConcurrency,
+    leaseMs: config.leaseMs,
+  });
   return {
     bus: new RedisRunEventBus(redis, config.redisPrefix),
     signals: new RedisRunSignals(redis, config.redisPrefix),
-    queue: new BullmqRunQueue({
-      redisUrl: config.redisUrl,
-      prefix: config.redisPrefix,
-      concurrency: config.workerConcurrency,
-      leaseMs: config.leaseMs,
-    }),
+    queue,
     redis,
+    requeueLost: (runIds) => queue.requeueLost(runIds),
   };
 }
 
@@ -90,6 +97,9 @@ export interface Service {
   queue: RunQueue;
   close(): Promise<void>;
 }
+
+/** How many unfinished runs one sweep for lost jobs checks (the oldest first). */
+const UNFINISHED_RUNS_PER_SWEEP = 10_000;
 
 /** Below these lengths a secret is guessable; the service still starts, with a warning. */
 const RECOMMENDED_SECRET_LENGTH = 32;
@@ -136,7 +146,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
 
     const shutdown = new AbortController();
-    const { bus, signals, queue, redis } = createTransport(config);
+    const { bus, signals, queue, redis, requeueLost } = createTransport(config);
+    let sweeper: LostRunSweeper | undefined;
     const writer = new EventLogWriter(repos.runEvents, bus);
     const runService = new RunService({
       runs: repos.runs,
@@ -173,10 +184,18 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         checkpoints: repos.checkpoints,
         validator: new JsonSchemaValidator(),
         retryPolicy: options.engine?.retryPolicy ?? DEFAULT_RETRY_POLICY,
+        executionRetry: options.engine?.executionRetry ?? DEFAULT_EXECUTION_RETRY,
         logger: options.logger,
       });
       queue.consume((job) => executor.execute(job));
-      if (!redis) {
+      if (requeueLost) {
+        sweeper = new LostRunSweeper({
+          listUnfinished: () => repos.runs.listUnfinishedIds(UNFINISHED_RUNS_PER_SWEEP),
+          requeueLost,
+          intervalMs: 2 * config.leaseMs,
+          logger: options.logger,
+        });
+      } else {
         // The embedded queue lives in memory: runs a stop left unfinished are picked up again.
         for (const runId of await repos.runs.listUnfinishedIds(10_000)) await queue.enqueue({ runId });
       }
@@ -220,6 +239,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
           () => shutdown.abort(),
           options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         );
+        await sweeper?.close();
         await queue.close();
         clearTimeout(grace);
         await models?.close();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isTerminalEventType, type Run } from '../domain/run.ts';
 import type { RunSpec } from '../domain/run-spec.ts';
@@ -7,6 +8,7 @@ import { EventLogFailure, RunCancelled, ServiceShutdown } from './abort-reasons.
 import type { EventLogWriter } from './event-log-writer.ts';
 import type { EventStore, RunJob, RunJobOutcome, RunSignals, SessionRunEnd } from './ports.ts';
 import { readResumePoint } from './resume-point.ts';
+import type { RetryPolicy } from './retry-policy.ts';
 import { RunEmitter } from './run-emitter.ts';
 import { RunExecution, type RunExecutionDeps } from './run-execution.ts';
 import { sessionTurnItems } from './session-turns.ts';
@@ -25,7 +27,12 @@ export interface RunExecutorDeps extends RunExecutionDeps {
    * (scale-out); the embedded service has one worker, and the check would cost a query per commit.
    */
   fenceWrites: boolean;
+  /** Retries of a run whose execution failed outside the agent (storage, signals), before giving up. */
+  executionRetry: RetryPolicy;
 }
+
+/** A run that failed outside the agent is taken up again, like a takeover, for about a minute and a half. */
+export const DEFAULT_EXECUTION_RETRY: RetryPolicy = { maxRetries: 7, baseDelayMs: 1000, maxDelayMs: 30_000 };
 
 /**
  * The worker's job handler. It claims the run with a new attempt number (the
@@ -39,7 +46,58 @@ export class RunExecutor {
     this.#deps = deps;
   }
 
+  /**
+   * Runs the job to its end. A failure outside the agent (the database or Redis unreachable for a
+   * moment) takes the run up again after a backoff, from its log, as a takeover would; when retries
+   * run out the run ends with a retryable `worker_error`, so that no run is left without an end.
+   */
   async execute(job: RunJob): Promise<RunJobOutcome> {
+    const { shutdown, executionRetry, logger } = this.#deps;
+    for (let retry = 0; ; retry += 1) {
+      try {
+        return await this.#executeOnce(job);
+      } catch (error) {
+        if (shutdown.aborted) return 'handed_over';
+        // Events of the failed try still queued behind a failed commit are dropped; the next try
+        // continues from the log.
+        await this.#deps.writer.recover(job.runId);
+        if (retry >= executionRetry.maxRetries) {
+          logger.error({ runId: job.runId, err: error }, 'running the run failed; giving up');
+          await this.#abandon(job.runId);
+          return 'done';
+        }
+        logger.error({ runId: job.runId, err: error, retry: retry + 1 }, 'running the run failed; retrying');
+        const delay = Math.min(executionRetry.baseDelayMs * 2 ** retry, executionRetry.maxDelayMs);
+        await sleep(delay, undefined, { signal: shutdown }).catch(() => undefined);
+        if (shutdown.aborted) return 'handed_over';
+      }
+    }
+  }
+
+  /** Ends a run that could not be carried on with a retryable error after its last durable event. */
+  async #abandon(runId: string): Promise<void> {
+    const claimed = await this.#deps.runs.claimAttempt(runId);
+    if (!claimed) return;
+    const { run, attempt } = claimed;
+    const emitter = new RunEmitter(
+      this.#deps.writer,
+      run.id,
+      await this.#deps.events.lastSeq(run.id),
+      () => undefined,
+      this.#deps.fenceWrites ? attempt : undefined,
+    );
+    const abandoned = errorBeforeAnyTurn(
+      {
+        message: 'the worker could not carry on the run; create it again',
+        code: 'worker_error',
+        retryable: true,
+      },
+      run.spec as unknown as RunSpec,
+    );
+    await emitter.end(abandoned.type, abandoned.data, abandoned.outcome, sessionEnd(run, abandoned, []));
+  }
+
+  async #executeOnce(job: RunJob): Promise<RunJobOutcome> {
     const { runs, events, writer, signals, logger } = this.#deps;
 
     // `abort` stops model calls for any reason; `stop` only for reasons that also end tool waits.

@@ -11,6 +11,8 @@ export interface BullmqRunQueueOptions {
 }
 
 const QUEUE_NAME = 'agent-runs';
+/** Job states asked of Redis at once when looking for lost runs. */
+const REQUEUE_CHECK_BATCH = 100;
 
 /**
  * Runs dispatched through Redis with BullMQ. The job id is the run id, so a
@@ -39,6 +41,32 @@ export class BullmqRunQueue implements RunQueue {
       removeOnFail: 1000,
       attempts: 1,
     });
+  }
+
+  /**
+   * Queues again those of `runIds` (unfinished runs) that have no job to carry them: Redis lost it
+   * (a restart without persistence, an eviction), the API process stopped between storing the run
+   * and queueing it, or its job failed. Returns the runs queued again.
+   */
+  async requeueLost(runIds: readonly string[]): Promise<string[]> {
+    const requeued: string[] = [];
+    for (let start = 0; start < runIds.length; start += REQUEUE_CHECK_BATCH) {
+      const batch = runIds.slice(start, start + REQUEUE_CHECK_BATCH);
+      const states = await Promise.all(batch.map((runId) => this.#queue.getJobState(runId)));
+      for (const [index, state] of states.entries()) {
+        const runId = batch[index] as string;
+        if (state === 'unknown') {
+          await this.enqueue({ runId });
+        } else if (state === 'failed' || state === 'completed') {
+          const job = await this.#queue.getJob(runId);
+          await job?.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+        } else {
+          continue;
+        }
+        requeued.push(runId);
+      }
+    }
+    return requeued;
   }
 
   consume(handle: (job: RunJob) => Promise<RunJobOutcome>): void {

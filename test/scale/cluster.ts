@@ -157,3 +157,29 @@ async function adminQuery(text: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * Creates workspace `acme` through the admin API of `baseUrl`, with an API key and a default
+ * Anthropic provider served by the fake at `fakeUrl`; returns the API key.
+ */
+export async function provisionAcme(baseUrl: string, adminToken: string, fakeUrl: string): Promise<string> {
+  const admin = async (path: string, body: unknown) => {
+    const response = await fetch(`${baseUrl}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Record<string, string>;
+  };
+  await admin('/workspaces', { slug: 'acme' });
+  const { key } = await admin('/workspaces/acme/api-keys', {});
+  await admin('/workspaces/acme/providers', {
+    provider: 'anthropic',
+    baseUrl: fakeUrl,
+    apiKey: 'sk-fake',
+    models: [{ vendorModelId: 'fake-model' }],
+    isDefault: true,
+  });
+  return key as string;
+}

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
-import { startCluster, type Cluster } from './cluster.ts';
+import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
 
 const types = (frames: SseFrame[]) => frames.map((frame) => frame.data.type);
 const seqs = (frames: SseFrame[]) => frames.map((frame) => frame.data.seq);
@@ -39,18 +39,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
   before(async () => {
     fake = await startFakeAnthropic();
     cluster = await startCluster({ apis: 2, workers: 2, leaseMs: 2000 });
-    headers = { authorization: `Bearer ${cluster.adminToken}` };
-    assert.equal((await call(api(0), 'POST', '/admin/v1/workspaces', { slug: 'acme' })).status, 201);
-    const key = await call(api(0), 'POST', '/admin/v1/workspaces/acme/api-keys', {});
-    const provider = await call(api(0), 'POST', '/admin/v1/workspaces/acme/providers', {
-      provider: 'anthropic',
-      baseUrl: fake.url,
-      apiKey: 'sk-fake',
-      models: [{ vendorModelId: 'fake-model' }],
-      isDefault: true,
-    });
-    assert.equal(provider.status, 201);
-    headers = { authorization: `Bearer ${key.body.key}` };
+    headers = { authorization: `Bearer ${await provisionAcme(api(0), cluster.adminToken, fake.url)}` };
   });
   after(async () => {
     await cluster?.stop();

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { readAll } from '../support/sse-client.ts';
+import { startRunFixture, textOf, type RunFixture } from '../support/run-fixture.ts';
+
+describe('a run whose execution fails outside the agent', () => {
+  let fixture: RunFixture;
+  const db = () => fixture.server.service.resources.storage.db;
+  before(async () => {
+    fixture = await startRunFixture('openai-chat', {
+      engine: { executionRetry: { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 400 } },
+    });
+  });
+  after(() => fixture.close());
+  beforeEach(async () => {
+    // A real refusal by the database, for as long as the trigger exists: every `result` event.
+    await sql`drop trigger if exists refuse_results`.execute(db());
+    await sql`
+      create trigger refuse_results before insert on run_events when new.type = 'result'
+      begin select raise(abort, 'simulated outage'); end
+    `.execute(db());
+  });
+
+  const assertOneTerminalAfterContiguousSeqs = (frames: Awaited<ReturnType<typeof readAll>>) => {
+    const seqs = frames.map((frame) => frame.data.seq);
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, index) => index + 1),
+      `contiguous seq (${seqs.join(',')})`,
+    );
+    const terminals = frames.filter((frame) => ['result', 'error', 'cancelled'].includes(frame.data.type));
+    assert.deepEqual(terminals, [frames.at(-1)]);
+  };
+
+  it(
+    'is taken up again from its log after a backoff, and ends normally once storage answers again',
+    { timeout: 15_000 },
+    async () => {
+      fixture.fake.reset();
+      const reply = { text: ['o', 'k'], chunkIntervalMs: 20 };
+      fixture.fake.enqueue(reply, reply, reply, reply);
+      const watch = await fixture.startRun({ systemPrompt: 's', prompt: 'p' });
+      // The deltas are durable; the commit of the turn's end and `result` is refused, and the run
+      // waits for its next try.
+      await watch.waitForType('assistant_delta');
+      await sleep(150);
+      assert.equal(watch.frames.at(-1)?.data.type, 'assistant_delta', 'no terminal event yet');
+      await sql`drop trigger refuse_results`.execute(db());
+      const frames = await watch.ended;
+      assertOneTerminalAfterContiguousSeqs(frames);
+      const terminal = frames.at(-1)!.data;
+      assert.equal(terminal.type, 'result', JSON.stringify(terminal));
+      assert.equal(terminal.data.text, 'ok');
+      assert.equal(textOf(frames), 'ok', 'the text streamed once: the retried turn repeats nothing');
+      assert.ok(fixture.fake.requests.length >= 2, 'the next try generated the interrupted turn again');
+      const replayed = await readAll(fixture.streamUrl(watch.runId), fixture.headers);
+      assert.deepEqual(replayed, frames);
+    },
+  );
+
+  it(
+    'ends with a retryable worker_error after its last durable event when retries run out',
+    { timeout: 15_000 },
+    async () => {
+      fixture.fake.reset();
+      const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+      assertOneTerminalAfterContiguousSeqs(frames);
+      const terminal = frames.at(-1)!.data;
+      assert.equal(terminal.type, 'error');
+      assert.equal(terminal.data.code, 'worker_error');
+      assert.equal(terminal.data.retryable, true);
+      const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, {
+        headers: fixture.headers,
+      });
+      assert.equal(snapshot.body.status, 'failed');
+    },
+  );
+});
