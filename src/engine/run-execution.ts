@@ -213,7 +213,7 @@ export class RunExecution {
     }
   }
 
-  /** What a takeover's interrupted turn already streamed; handed to the first regenerated call only. */
+  /** What a takeover's interrupted turn already streamed; handed to the first regenerated turn only. */
   #takeReplayed(kind: 'text' | 'thinking'): string {
     if (!this.#resume) return '';
     const key = kind === 'text' ? 'partialText' : 'partialThinking';
@@ -259,13 +259,16 @@ export class RunExecution {
 
   /** One turn's model call, retried on rate limits, overload and server errors while no output was sent. */
   async #callModel(request: ModelCall, turn: number): Promise<CompletedTurn> {
+    // A takeover's interrupted turn: what the client already has of it. A retried call had no
+    // output, so the next call skips the same prefix.
+    const replayedText = this.#takeReplayed('text');
+    const sentText = new ReplayedPrefix(replayedText);
+    const sentThinking = new ReplayedPrefix(this.#takeReplayed('thinking'));
     for (let retry = 0; ; retry++) {
       // The model's text in this attempt: the partial reply if the attempt breaks off.
       let streamedText = '';
       const abort = new ModelCallAbort(this.#stop, this.#signal);
       try {
-        const sentText = new ReplayedPrefix(this.#takeReplayed('text'));
-        const sentThinking = new ReplayedPrefix(this.#takeReplayed('thinking'));
         const completed = await this.#deps.models.call(request, abort.signal, {
           onText: (text) => {
             abort.answered();
@@ -291,14 +294,20 @@ export class RunExecution {
           this.#turns++;
           if (abort.signal.aborted) throw error;
           // The text already streamed ends the turn, as when a provider stream fails.
-          this.#endTurnWithPartialText(turn, streamedText);
-          throw new InterruptedModelCall(streamedText, error);
+          const partialText = streamedText || replayedText;
+          this.#endTurnWithPartialText(turn, partialText);
+          throw new InterruptedModelCall(partialText, error);
         }
         const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
         if (delay === undefined) {
           this.#turns++;
-          this.#endTurnWithPartialText(turn, error.partialText);
-          throw error;
+          if (error.partialText !== '' || replayedText === '') {
+            this.#endTurnWithPartialText(turn, error.partialText);
+            throw error;
+          }
+          // Failed before any output: the text the client has of this turn is what it streamed before.
+          this.#endTurnWithPartialText(turn, replayedText);
+          throw new ModelTurnError(error.failure, replayedText, true);
         }
         this.#deps.logger.info(
           { runId: this.#run.id, errorClass: error.failure.errorClass, retry: retry + 1, delayMs: delay },

@@ -91,11 +91,55 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     );
   });
 
-  it('a worker killed with SIGKILL mid-run: another worker takes the run over and the client stream simply continues', async () => {
+  for (const retried of [false, true]) {
+    const how = retried ? 'after a 500 that is retried' : 'at once';
+    it(`a worker killed with SIGKILL mid-run: another worker takes the run over and the client stream simply continues (the regenerated turn answered ${how})`, async () => {
+      fake.reset();
+      const words = Array.from({ length: 40 }, (_, index) => `w${index} `);
+      // The takeover regenerates the interrupted turn: the provider answers it the same way.
+      fake.enqueue(
+        { text: words, chunkIntervalMs: 60 },
+        ...(retried ? [{ type: 'http-error' as const, status: 500 }] : []),
+        { text: words, chunkIntervalMs: 5 },
+      );
+      const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
+      const runId = created.body.runId as string;
+      const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+      const frames: SseFrame[] = [];
+      let killed = '';
+      for await (const frame of stream.frames) {
+        frames.push(frame);
+        if (frames.length === 8 && !killed) {
+          const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
+          assert.ok(owner, 'one worker logged that it started the run');
+          killed = owner.name;
+          await owner.kill('SIGKILL');
+        }
+      }
+      assert.ok(killed);
+      assert.equal(fake.requests.length, retried ? 3 : 2, 'the new worker regenerated the interrupted turn');
+      assert.equal(types(frames).at(-1), 'result');
+      assert.deepEqual(
+        seqs(frames),
+        frames.map((_, index) => index + 1),
+        'no event lost or repeated',
+      );
+      assert.equal(text(frames), words.join(''), 'the reply arrives exactly once');
+      const log = await readAll(`${api(0)}${created.body.streamUrl}`, headers);
+      assert.deepEqual(
+        log.map((frame) => frame.raw),
+        frames.map((frame) => frame.raw),
+        'the persisted log is what the client saw',
+      );
+      const index = cluster.workers.findIndex((worker) => worker.name === killed);
+      cluster.workers[index] = await cluster.startWorker(`${killed}-restarted`);
+    });
+  }
+
+  it("a worker killed with SIGKILL mid-run, and the regenerated turn fails before any output: the text the client has is the turn's assistant_message and the error's partialText", async () => {
     fake.reset();
-    const words = Array.from({ length: 40 }, (_, index) => `w${index} `);
-    // The takeover regenerates the interrupted turn: the provider answers it the same way.
-    fake.enqueue({ text: words, chunkIntervalMs: 60 }, { text: words, chunkIntervalMs: 5 });
+    const words = Array.from({ length: 40 }, (_, index) => `v${index} `);
+    fake.enqueue({ text: words, chunkIntervalMs: 60 }, { type: 'http-error', status: 400 });
     const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
     const runId = created.body.runId as string;
     const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
@@ -103,28 +147,19 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     let killed = '';
     for await (const frame of stream.frames) {
       frames.push(frame);
-      if (frames.length === 8 && !killed) {
+      if (frames.length === 6 && !killed) {
         const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
-        assert.ok(owner, 'one worker logged that it started the run');
+        assert.ok(owner);
         killed = owner.name;
         await owner.kill('SIGKILL');
       }
     }
-    assert.ok(killed);
-    assert.equal(fake.requests.length, 2, 'the new worker regenerated the interrupted turn');
-    assert.equal(types(frames).at(-1), 'result');
-    assert.deepEqual(
-      seqs(frames),
-      frames.map((_, index) => index + 1),
-      'no event lost or repeated',
-    );
-    assert.equal(text(frames), words.join(''), 'the reply arrives exactly once');
-    const log = await readAll(`${api(0)}${created.body.streamUrl}`, headers);
-    assert.deepEqual(
-      log.map((frame) => frame.raw),
-      frames.map((frame) => frame.raw),
-      'the persisted log is what the client saw',
-    );
+    const streamed = text(frames);
+    assert.ok(streamed.startsWith('v0 v1 v2 v3 v4 v5 '), streamed);
+    assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'error']);
+    assert.equal(frames.at(-2)?.data.data.text, streamed);
+    assert.equal(frames.at(-1)?.data.data.partialText, streamed);
+    assert.equal(frames.at(-1)?.data.data.errorClass, 'invalid_request');
     const index = cluster.workers.findIndex((worker) => worker.name === killed);
     cluster.workers[index] = await cluster.startWorker(`${killed}-restarted`);
   });
