@@ -112,7 +112,11 @@ export class RunExecution {
   }
 
   async #loop(): Promise<TerminalEvent> {
-    this.#throwIfAborted();
+    const pending = this.#resume?.checkpoint?.state;
+    // A cancel that came while no worker held the run still lets the pending round take the answers
+    // already given (pending calls are fulfilled before the final event), and a turn cut short ends
+    // with what the client has of it; the loop stops after that.
+    if (!(this.#resume && this.#signal.reason instanceof RunCancelled)) this.#throwIfAborted();
     const { model: runModel, reasoningLevel } = this.#spec.effective;
     const tools = resolveRunTools(this.#spec.effective.tools);
     const toolDefinitions = modelToolDefinitions(tools);
@@ -135,7 +139,6 @@ export class RunExecution {
     let history: ModelMessage[] = [];
     let firstTurn = 0;
 
-    const pending = this.#resume?.checkpoint?.state;
     if (this.#resume && pending) {
       // Taken over at its last tool round: same conversation and usage; the round's calls are not
       // published again, and its assistant_message is sent only if the log lacks it.
@@ -157,6 +160,11 @@ export class RunExecution {
     }
 
     for (let turn = firstTurn; ; turn++) {
+      if (this.#signal.reason instanceof RunCancelled) {
+        // A turn a takeover found cut short ends with what the client has of it, as a turn
+        // answering when the cancel came would.
+        this.#endTurnWithPartialText(turn, this.#takeReplayed('text'));
+      }
       this.#throwIfAborted();
       // Past the tool-turn cap the model gets a tools-disabled final turn instead of looping on.
       const toolsEnabled = toolDefinitions !== undefined && turn < maxToolTurns;

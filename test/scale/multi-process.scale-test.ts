@@ -91,6 +91,17 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     );
   });
 
+  /** Kills the worker that runs `runId` with SIGKILL, and starts another in its place. */
+  async function killOwner(runId: string): Promise<() => Promise<void>> {
+    const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
+    assert.ok(owner, 'one worker logged that it started the run');
+    await owner.kill('SIGKILL');
+    return async () => {
+      const index = cluster.workers.indexOf(owner);
+      cluster.workers[index] = await cluster.startWorker(`${owner.name}-restarted`);
+    };
+  }
+
   for (const retried of [false, true]) {
     const how = retried ? 'after a 500 that is retried' : 'at once';
     it(`a worker killed with SIGKILL mid-run: another worker takes the run over and the client stream simply continues (the regenerated turn answered ${how})`, async () => {
@@ -106,17 +117,12 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
       const runId = created.body.runId as string;
       const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
       const frames: SseFrame[] = [];
-      let killed = '';
+      let replace: (() => Promise<void>) | undefined;
       for await (const frame of stream.frames) {
         frames.push(frame);
-        if (frames.length === 8 && !killed) {
-          const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
-          assert.ok(owner, 'one worker logged that it started the run');
-          killed = owner.name;
-          await owner.kill('SIGKILL');
-        }
+        if (frames.length === 8 && !replace) replace = await killOwner(runId);
       }
-      assert.ok(killed);
+      assert.ok(replace);
       assert.equal(fake.requests.length, retried ? 3 : 2, 'the new worker regenerated the interrupted turn');
       assert.equal(types(frames).at(-1), 'result');
       assert.deepEqual(
@@ -131,8 +137,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
         frames.map((frame) => frame.raw),
         'the persisted log is what the client saw',
       );
-      const index = cluster.workers.findIndex((worker) => worker.name === killed);
-      cluster.workers[index] = await cluster.startWorker(`${killed}-restarted`);
+      await replace();
     });
   }
 
@@ -144,15 +149,10 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     const runId = created.body.runId as string;
     const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
     const frames: SseFrame[] = [];
-    let killed = '';
+    let replace: (() => Promise<void>) | undefined;
     for await (const frame of stream.frames) {
       frames.push(frame);
-      if (frames.length === 6 && !killed) {
-        const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
-        assert.ok(owner);
-        killed = owner.name;
-        await owner.kill('SIGKILL');
-      }
+      if (frames.length === 6 && !replace) replace = await killOwner(runId);
     }
     const streamed = text(frames);
     assert.ok(streamed.startsWith('v0 v1 v2 v3 v4 v5 '), streamed);
@@ -160,8 +160,70 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     assert.equal(frames.at(-2)?.data.data.text, streamed);
     assert.equal(frames.at(-1)?.data.data.partialText, streamed);
     assert.equal(frames.at(-1)?.data.data.errorClass, 'invalid_request');
-    const index = cluster.workers.findIndex((worker) => worker.name === killed);
-    cluster.workers[index] = await cluster.startWorker(`${killed}-restarted`);
+    await replace?.();
+  });
+
+  it('cancelled while no worker holds the run, waiting for a tool result the client then posts: the takeover echoes the answer before cancelled', async () => {
+    fake.reset();
+    fake.enqueue({ toolCalls: [{ id: 'toolu_c', name: 'lookup', input: { q: 'x' } }] });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, {
+      systemPrompt: 's',
+      prompt: 'find x',
+      tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
+    });
+    const runId = created.body.runId as string;
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    let replace: (() => Promise<void>) | undefined;
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frame.data.type === 'local_tool_call') {
+        replace = await killOwner(runId);
+        assert.equal((await call(api(0), 'POST', `${ws}/agent-runs/${runId}/cancel`)).status, 200);
+        const posted = await call(api(0), 'POST', `${ws}/agent-runs/${runId}/tool-results`, {
+          toolUseId: frame.data.data.toolUseId,
+          result: 'x is here',
+        });
+        assert.equal(posted.status, 200);
+        assert.equal(posted.body.accepted, true);
+      }
+    }
+    assert.deepEqual(types(frames), [
+      'assistant_message',
+      'local_tool_call',
+      'local_tool_result_in',
+      'cancelled',
+    ]);
+    assert.deepEqual(
+      seqs(frames),
+      frames.map((_, index) => index + 1),
+    );
+    assert.equal(fake.requests.length, 1, 'no model turn after the cancel');
+    await replace?.();
+  });
+
+  it('cancelled while no worker holds a run cut short mid-turn: the takeover ends the turn with the text the client has, then cancelled', async () => {
+    fake.reset();
+    fake.enqueue({ text: Array.from({ length: 40 }, (_, index) => `c${index} `), chunkIntervalMs: 60 });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
+    const runId = created.body.runId as string;
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    let replace: (() => Promise<void>) | undefined;
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frames.length === 5 && !replace) {
+        replace = await killOwner(runId);
+        assert.equal((await call(api(0), 'POST', `${ws}/agent-runs/${runId}/cancel`)).status, 200);
+      }
+    }
+    const streamed = text(frames);
+    assert.ok(streamed.startsWith('c0 c1 c2 c3 c4 '), streamed);
+    assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
+    assert.equal(frames.at(-2)?.data.data.text, streamed);
+    assert.equal(frames.at(-2)?.data.data.finishReason, null);
+    assert.equal(fake.requests.length, 1, 'the cut turn is not generated again after the cancel');
+    await replace?.();
   });
 
   it('cancel sent to the replica that does not serve the stream stops the run at the end of its turn', async () => {
