@@ -139,14 +139,17 @@ async function awaitBatch(
   batch: readonly PlannedCall[],
 ): Promise<ToolCallRecord[] | { timedOut: PlannedCall }> {
   const ids = batch.map((entry) => entry.call.id);
-  const stored = round.resumed
-    ? new Set((await deps.toolCalls.find(round.runId, ids)).map((row) => row.toolUseId))
-    : undefined;
+  const storedRows = round.resumed ? await deps.toolCalls.find(round.runId, ids) : [];
+  const stored = new Set(storedRows.map((row) => row.toolUseId));
+  // A resumed batch keeps the deadline its calls got when they were first stored: a takeover does
+  // not extend the client's time to answer.
+  const deadline =
+    Math.min(Date.now(), ...storedRows.map((row) => Date.parse(row.createdAt))) + round.timeoutMs;
   // The rows exist before the events are visible, so an answer can never race ahead of its call.
   await deps.toolCalls.insertPending(
     round.runId,
     batch
-      .filter((entry) => !stored?.has(entry.call.id))
+      .filter((entry) => !stored.has(entry.call.id))
       .map((entry) => ({ toolUseId: entry.call.id, name: entry.call.name, kind: entry.tool.kind })),
   );
   for (const { call, tool, args } of batch) {
@@ -166,7 +169,7 @@ async function awaitBatch(
     deps,
     round.runId,
     ids,
-    Date.now() + round.timeoutMs,
+    deadline,
     round.stop,
     (records) => echo(round, records, echoed),
   );

@@ -226,6 +226,35 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     await replace?.();
   });
 
+  it("a worker killed while waiting for a tool result: the takeover keeps the wait's deadline (localToolTimeoutMs counts from the call, not from the takeover)", async () => {
+    fake.reset();
+    fake.enqueue({ toolCalls: [{ id: 'toolu_t', name: 'lookup', input: {} }] });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, {
+      systemPrompt: 's',
+      prompt: 'find',
+      localToolTimeoutMs: 4000,
+      tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
+    });
+    const runId = created.body.runId as string;
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    let replace: (() => Promise<void>) | undefined;
+    let calledAt = 0;
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frame.data.type === 'local_tool_call') {
+        calledAt = Date.now();
+        replace = await killOwner(runId);
+      }
+    }
+    const waited = Date.now() - calledAt;
+    assert.equal(frames.at(-1)?.data.type, 'result');
+    assert.equal(frames.at(-1)?.data.data.subtype, 'error_local_tool_timeout');
+    // The takeover comes about 2 s after the kill (the lease); restarting the wait there would end it ~6 s after the call.
+    assert.ok(waited >= 3900 && waited < 5500, `the wait ended ${waited} ms after the call`);
+    await replace?.();
+  });
+
   it('cancel sent to the replica that does not serve the stream stops the run at the end of its turn', async () => {
     fake.reset();
     fake.enqueue({ text: Array.from({ length: 30 }, () => 'x'), chunkIntervalMs: 30 });
