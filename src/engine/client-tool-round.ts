@@ -165,13 +165,8 @@ async function awaitBatch(
   await round.emitter.durable();
   // Each answer is echoed as soon as the wait sees it, not when its whole batch is answered.
   const echoed = new Set(round.resumed?.echoed);
-  const answered = await waitForToolResults(
-    deps,
-    round.runId,
-    ids,
-    deadline,
-    round.stop,
-    (records) => echo(round, records, echoed),
+  const answered = await waitForToolResults(deps, round.runId, ids, deadline, round.stop, (records) =>
+    echo(round, records, echoed),
   );
   if (answered === 'timeout') {
     await deps.toolCalls.expire(round.runId, ids);

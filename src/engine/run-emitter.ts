@@ -56,6 +56,16 @@ export class RunEmitter {
     return this.#seq;
   }
 
+  /** The attempt the run's writes are fenced with (undefined where writes are not fenced). */
+  get attempt(): number | undefined {
+    return this.#attempt;
+  }
+
+  /** Another write of the run found a newer attempt owning it: the run stops as for a fenced event. */
+  fencedOutElsewhere(): void {
+    this.#fail(new FencedOut(this.runId));
+  }
+
   get failure(): unknown {
     return this.#failure;
   }

@@ -262,7 +262,12 @@ export class RunExecution {
   /** Stored once the turn's events are durable, so the checkpoint never runs ahead of the log. */
   async #checkpoint(state: RunCheckpointState): Promise<void> {
     await this.#emitter.durable();
-    await this.#deps.checkpoints.save(this.#run.id, this.#emitter.lastSeq, state);
+    const { lastSeq, attempt } = this.#emitter;
+    if (!(await this.#deps.checkpoints.save(this.#run.id, lastSeq, state, attempt))) {
+      // A newer attempt owns the run: its checkpoint stands, and this worker stops.
+      this.#emitter.fencedOutElsewhere();
+      this.#throwIfAborted();
+    }
   }
 
   /** One turn's model call, retried on rate limits, overload and server errors while no output was sent. */

@@ -188,6 +188,31 @@ for (const engine of ENGINES) {
       assert.equal(await repos.runs.claimAttempt(run.id), undefined, 'an ended run cannot be claimed again');
     });
 
+    it('checkpoints: a save fenced with an attempt that no longer owns the run writes nothing', async () => {
+      const ws = await newWorkspace('checkpoints');
+      const run = await repos.runs.create({
+        workspaceId: ws.id,
+        agentId: null,
+        sessionId: null,
+        apiKeyId: null,
+        spec: {},
+        metadata: {},
+      });
+      const first = await repos.runs.claimAttempt(run.id);
+      assert.equal(await repos.checkpoints.save(run.id, 3, { by: 'first' }, first?.attempt), true);
+      const second = await repos.runs.claimAttempt(run.id);
+      assert.equal(second?.attempt, (first?.attempt ?? 0) + 1);
+      assert.equal(await repos.checkpoints.save(run.id, 5, { by: 'first, late' }, first?.attempt), false);
+      assert.deepEqual(await repos.checkpoints.load(run.id), { seq: 3, state: { by: 'first' } });
+      assert.equal(await repos.checkpoints.save(run.id, 7, { by: 'second' }, second?.attempt), true);
+      assert.deepEqual(await repos.checkpoints.load(run.id), { seq: 7, state: { by: 'second' } });
+      assert.equal(
+        await repos.checkpoints.save(run.id, 8, { by: 'unfenced' }),
+        true,
+        'no attempt: not checked',
+      );
+    });
+
     it('the event log: a commit larger than one insert statement holds lands whole, in order, for every run', async () => {
       const ws = await newWorkspace('big-commit');
       const newRun = () =>

@@ -1,34 +1,11 @@
 import type { Kysely } from 'kysely';
-import { isPostgres } from '../dialect.ts';
 import type { EventBatch, EventStore } from '../../engine/ports.ts';
 import type { SerializedRunEvent } from '../../domain/run.ts';
 import { nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
+import { fencedRuns } from './attempt-fence.ts';
 import { appendSessionTurn, releaseSessionRun } from './session-repository.ts';
 import type { Database } from '../schema.ts';
-
-/**
- * Runs whose batch carries an attempt that is no longer the run's: a worker
- * that lost its lease must not write. On PostgreSQL the rows stay locked until
- * commit, so a takeover waits for an in-flight append instead of racing it.
- */
-async function fencedRuns(trx: Kysely<Database>, batches: readonly EventBatch[]): Promise<Set<string>> {
-  const fenced = new Set<string>();
-  const checked = batches.filter((batch) => batch.attempt !== undefined);
-  if (checked.length === 0) return fenced;
-  let query = trx
-    .selectFrom('runs')
-    .select(['id', 'attempt'])
-    .where(
-      'id',
-      'in',
-      checked.map((batch) => batch.runId),
-    );
-  if (isPostgres(trx)) query = query.forUpdate();
-  const attempts = new Map((await query.execute()).map((row) => [row.id, Number(row.attempt)]));
-  for (const batch of checked) if (attempts.get(batch.runId) !== batch.attempt) fenced.add(batch.runId);
-  return fenced;
-}
 
 /** Rows per insert statement: a bigger commit is split, so at most this many statement shapes get compiled. */
 const MAX_ROWS_PER_INSERT = 100;
