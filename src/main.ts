@@ -98,6 +98,9 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** Scale-out: how often a running run reads its stored cancel request (a lost signal's delay at most). */
+const CANCEL_CHECK_MS = 2000;
+
 /** How many unfinished runs one sweep for lost jobs checks (the oldest first). */
 const UNFINISHED_RUNS_PER_SWEEP = 10_000;
 
@@ -185,6 +188,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         validator: new JsonSchemaValidator(),
         retryPolicy: options.engine?.retryPolicy ?? DEFAULT_RETRY_POLICY,
         executionRetry: options.engine?.executionRetry ?? DEFAULT_EXECUTION_RETRY,
+        cancelCheckMs: redis ? CANCEL_CHECK_MS : undefined,
         logger: options.logger,
       });
       queue.consume((job) => executor.execute(job));

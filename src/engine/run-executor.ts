@@ -29,6 +29,11 @@ export interface RunExecutorDeps extends RunExecutionDeps {
   fenceWrites: boolean;
   /** Retries of a run whose execution failed outside the agent (storage, signals), before giving up. */
   executionRetry: RetryPolicy;
+  /**
+   * Where signals can be lost (Redis pub/sub), how often a running run also reads its stored cancel
+   * request; undefined where every signal arrives (in-process).
+   */
+  cancelCheckMs: number | undefined;
 }
 
 /** A run that failed outside the agent is taken up again, like a takeover, for about a minute and a half. */
@@ -111,6 +116,7 @@ export class RunExecutor {
       if (signal.kind === 'cancel' && !abort.signal.aborted) abort.abort(new RunCancelled());
     });
     const onShutdown = () => halt(new ServiceShutdown());
+    let cancelCheck: NodeJS.Timeout | undefined;
     this.#deps.shutdown.addEventListener('abort', onShutdown, { once: true });
     try {
       // Claimed after listening: a cancel is either signalled to us or already in the row we get back.
@@ -118,6 +124,7 @@ export class RunExecutor {
       if (!claimed) return 'done';
       const { run, attempt } = claimed;
       if (run.cancelRequestedAt) abort.abort(new RunCancelled());
+      else cancelCheck = this.#checkCancelRequest(run, abort);
       // The first attempt finds an empty log: nobody else could have written to it.
       const lastSeq = attempt === 1 ? 0 : await events.lastSeq(run.id);
       logger.info({ runId: run.id, attempt, resumingAfterSeq: lastSeq }, 'run started');
@@ -169,9 +176,26 @@ export class RunExecutor {
       }
       return 'done';
     } finally {
+      clearInterval(cancelCheck);
       stopListening();
       this.#deps.shutdown.removeEventListener('abort', onShutdown);
     }
+  }
+
+  /** Reads the run's stored cancel request every `cancelCheckMs`, for a cancel signal that got lost. */
+  #checkCancelRequest(run: Run, abort: AbortController): NodeJS.Timeout | undefined {
+    const { cancelCheckMs, runs, logger } = this.#deps;
+    if (cancelCheckMs === undefined) return undefined;
+    const timer = setInterval(() => {
+      runs.findState(run.workspaceId, run.id).then(
+        (state) => {
+          if (state?.cancelRequestedAt && !abort.signal.aborted) abort.abort(new RunCancelled());
+        },
+        (error: unknown) => logger.warn({ runId: run.id, err: error }, 'reading the cancel request failed'),
+      );
+    }, cancelCheckMs);
+    timer.unref();
+    return timer;
   }
 }
 

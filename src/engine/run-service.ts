@@ -62,12 +62,19 @@ export class RunService {
     return run;
   }
 
-  /** Idempotent: records the request and signals the owner; an ended run is left as it is. */
+  /**
+   * Idempotent: records the request and signals the owner; an ended run is left as it is. The
+   * stored request is what counts: an owner the signal misses finds it by its periodic check.
+   */
   async cancel(workspaceId: string, runId: string): Promise<RunState> {
     const run = await this.state(workspaceId, runId);
     if (run.endedAt !== null) return run;
     await this.#deps.runs.requestCancel(run.id);
-    await this.#deps.signals.send(run.id, { kind: 'cancel' });
+    await this.#deps.signals
+      .send(run.id, { kind: 'cancel' })
+      .catch((error: unknown) =>
+        this.#deps.logger.warn({ runId: run.id, err: error }, 'cancel signal not sent'),
+      );
     return run;
   }
 

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { DomainError, NotFoundError } from '../domain/errors.ts';
 import type { ClientToolResult } from '../domain/tool-call.ts';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
@@ -28,7 +29,7 @@ export type IntakeOutcome = 'accepted' | 'ignored_after_cancel';
  * any other is accepted and ignored; after any other terminal event it is refused.
  */
 export async function acceptToolResult(
-  deps: { runs: RunRepository; toolCalls: ToolCallRepository; signals: RunSignals },
+  deps: { runs: RunRepository; toolCalls: ToolCallRepository; signals: RunSignals; logger: Logger },
   workspaceId: string,
   runId: string,
   toolUseId: string,
@@ -41,7 +42,13 @@ export async function acceptToolResult(
     throw new RunTerminalError();
   }
   if (await deps.toolCalls.answer(run.id, toolUseId, answer)) {
-    await deps.signals.send(run.id, { kind: 'tool_result', toolUseId });
+    // The answer is stored: a notice that does not get through only leaves it to the owner's
+    // periodic re-read, and the client must not be told to send again what is already accepted.
+    await deps.signals
+      .send(run.id, { kind: 'tool_result', toolUseId })
+      .catch((error: unknown) =>
+        deps.logger.warn({ runId: run.id, toolUseId, err: error }, 'tool-result notice not sent'),
+      );
     return 'accepted';
   }
   // Once cancelled, a result that answers no pending call is accepted and ignored, as after the end.

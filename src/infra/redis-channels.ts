@@ -11,15 +11,15 @@ type Listener = (message: string) => void;
 export class RedisChannels {
   readonly #publisher: Redis;
   readonly #subscriber: Redis;
-  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #channels = new Map<string, { listeners: Set<Listener>; ready: Promise<void> }>();
 
   constructor(url: string) {
     this.#publisher = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: false });
     this.#subscriber = new Redis(url, { maxRetriesPerRequest: null });
     this.#subscriber.on('message', (channel: string, message: string) => {
-      const set = this.#listeners.get(channel);
-      if (!set) return;
-      for (const listener of [...set]) listener(message);
+      const subscription = this.#channels.get(channel);
+      if (!subscription) return;
+      for (const listener of [...subscription.listeners]) listener(message);
     });
     // Errors surface on commands; a connection error event must not crash the process.
     this.#publisher.on('error', () => {});
@@ -35,24 +35,29 @@ export class RedisChannels {
     await this.#publisher.publish(channel, message);
   }
 
-  /** Returns the unsubscribe function; the subscription is live once `ready` resolves. */
+  /**
+   * Returns the unsubscribe function; the subscription is live once `ready` resolves (for every
+   * listener of the channel, also one added while the SUBSCRIBE is still on its way).
+   */
   listen(channel: string, listener: Listener): { ready: Promise<void>; stop: () => void } {
-    let set = this.#listeners.get(channel);
-    let ready: Promise<void> = Promise.resolve();
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(channel, set);
-      ready = this.#subscriber.subscribe(channel).then(() => undefined);
+    let subscription = this.#channels.get(channel);
+    if (!subscription) {
+      subscription = {
+        listeners: new Set(),
+        ready: this.#subscriber.subscribe(channel).then(() => undefined),
+      };
+      this.#channels.set(channel, subscription);
     }
-    set.add(listener);
+    const current = subscription;
+    current.listeners.add(listener);
     const stop = () => {
-      set.delete(listener);
-      if (set.size === 0 && this.#listeners.get(channel) === set) {
-        this.#listeners.delete(channel);
+      current.listeners.delete(listener);
+      if (current.listeners.size === 0 && this.#channels.get(channel) === current) {
+        this.#channels.delete(channel);
         void this.#subscriber.unsubscribe(channel).catch(() => undefined);
       }
     };
-    return { ready, stop };
+    return { ready: current.ready, stop };
   }
 
   async ping(): Promise<void> {

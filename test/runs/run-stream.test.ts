@@ -124,6 +124,26 @@ describe('the run event stream: replay, reconnect, late and concurrent subscribe
     }
   });
 
+  it('an event in the log that no live message announced (a lost Redis message) is found at the next idle heartbeat', async () => {
+    fixture.fake.enqueue({ text: ['late'], firstChunkDelayMs: 1500 });
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'wait' });
+    const runId = created.body.runId as string;
+    const stream = await openSse(fixture.streamUrl(runId), fixture.headers);
+    const opened = Date.now();
+    try {
+      // Written to the log directly, never published: what a subscriber sees when pub/sub drops one.
+      await fixture.server.service.resources.repos.runEvents.append([
+        { runId, events: [{ seq: 1, type: 'assistant_delta', dataJson: '{"text":"unannounced"}' }] },
+      ]);
+      const first = await stream.frames.next();
+      assert.equal(first.value?.data.seq, 1);
+      assert.equal(first.value?.data.data.text, 'unannounced');
+      assert.ok(Date.now() - opened < 1500, 'found while the model had not answered yet');
+    } finally {
+      stream.close();
+    }
+  });
+
   it('idle connections get heartbeat comments while the model has not answered', async () => {
     fixture.fake.enqueue({ text: ['late'], firstChunkDelayMs: 250 });
     const created = await fixture.createRun({ systemPrompt: 's', prompt: 'wait' });

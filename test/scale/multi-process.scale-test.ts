@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
@@ -270,6 +271,30 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
       }
     }
     // Without the cancel reaching the worker, this reply would end with a result.
+    assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it("a cancel whose signal never arrives (stored, not published) is found by the owner's periodic check", async () => {
+    fake.reset();
+    fake.enqueue({ text: Array.from({ length: 60 }, () => 'y'), chunkIntervalMs: 80 });
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
+    const stream = await openSse(`${api(0)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (frames.length === 3) {
+        // The request as the cancel route stores it, without the Redis message a lost publish drops.
+        const database = new pg.Client({ connectionString: cluster.env.DATABASE_URL });
+        await database.connect();
+        await database.query('update runs set cancel_requested_at = $1 where id = $2', [
+          new Date().toISOString(),
+          created.body.runId,
+        ]);
+        await database.end();
+      }
+    }
+    // The 4.8 s reply would end with a result; the check (every 2 s) stops the run after its turn.
     assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
     assert.equal(fake.requests.length, 1);
   });

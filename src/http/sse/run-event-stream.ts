@@ -157,7 +157,15 @@ export class RunEventStream {
   }
 
   #beat(): void {
-    if (!this.#wroteSinceHeartbeat && !this.#ended) this.#response.write(': heartbeat\n\n');
+    if (!this.#wroteSinceHeartbeat && !this.#ended) {
+      this.#response.write(': heartbeat\n\n');
+      // Idle for a whole interval: look in the log too, in case a live message was lost (Redis
+      // pub/sub does not redeliver), so that a missed event, the terminal one included, still arrives.
+      if (!this.#catchingUp) {
+        this.#catchingUp = true;
+        void this.#catchUp();
+      }
+    }
     this.#wroteSinceHeartbeat = false;
   }
 
