@@ -256,47 +256,52 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     await replace?.();
   });
 
-  it('cancel sent to the replica that does not serve the stream stops the run at the end of its turn', async () => {
+  /** A one-turn reply cancelled by `cancel` at its third frame: the run ends cancelled after that turn. */
+  async function assertCancelledAfterItsTurn(
+    reply: { text: string[]; chunkIntervalMs: number },
+    cancel: (runId: string) => Promise<void>,
+  ): Promise<void> {
     fake.reset();
-    fake.enqueue({ text: Array.from({ length: 30 }, () => 'x'), chunkIntervalMs: 30 });
+    fake.enqueue(reply);
     const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
     const stream = await openSse(`${api(0)}${created.body.streamUrl}`, headers);
     const frames: SseFrame[] = [];
     for await (const frame of stream.frames) {
       frames.push(frame);
-      if (frames.length === 3) {
-        const cancelled = await call(api(1), 'POST', `${ws}/agent-runs/${created.body.runId}/cancel`);
-        assert.equal(cancelled.status, 200);
-        assert.equal(cancelled.body.status, 'cancelling');
-      }
+      if (frames.length === 3) await cancel(created.body.runId as string);
     }
     // Without the cancel reaching the worker, this reply would end with a result.
     assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
+    assert.equal(frames.at(-2)?.data.data.text, reply.text.join(''), 'the answering turn finished');
     assert.equal(fake.requests.length, 1);
+  }
+
+  it('cancel sent to the replica that does not serve the stream stops the run at the end of its turn', async () => {
+    await assertCancelledAfterItsTurn(
+      { text: Array.from({ length: 30 }, () => 'x'), chunkIntervalMs: 30 },
+      async (runId) => {
+        const cancelled = await call(api(1), 'POST', `${ws}/agent-runs/${runId}/cancel`);
+        assert.equal(cancelled.status, 200);
+        assert.equal(cancelled.body.status, 'cancelling');
+      },
+    );
   });
 
   it("a cancel whose signal never arrives (stored, not published) is found by the owner's periodic check", async () => {
-    fake.reset();
-    fake.enqueue({ text: Array.from({ length: 60 }, () => 'y'), chunkIntervalMs: 80 });
-    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
-    const stream = await openSse(`${api(0)}${created.body.streamUrl}`, headers);
-    const frames: SseFrame[] = [];
-    for await (const frame of stream.frames) {
-      frames.push(frame);
-      if (frames.length === 3) {
+    // A 4.8 s reply: the check (every 2 s) finds the request while the turn is still answering.
+    await assertCancelledAfterItsTurn(
+      { text: Array.from({ length: 60 }, () => 'y'), chunkIntervalMs: 80 },
+      async (runId) => {
         // The request as the cancel route stores it, without the Redis message a lost publish drops.
         const database = new pg.Client({ connectionString: cluster.env.DATABASE_URL });
         await database.connect();
         await database.query('update runs set cancel_requested_at = $1 where id = $2', [
           new Date().toISOString(),
-          created.body.runId,
+          runId,
         ]);
         await database.end();
-      }
-    }
-    // The 4.8 s reply would end with a result; the check (every 2 s) stops the run after its turn.
-    assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
-    assert.equal(fake.requests.length, 1);
+      },
+    );
   });
 
   it('rate-limit counters live in Redis: two API replicas share one window', async () => {

@@ -25,6 +25,16 @@ for (const engine of ENGINES) {
         rateLimits: {},
       });
 
+    const newRun = (workspaceId: string) =>
+      repos.runs.create({
+        workspaceId,
+        agentId: null,
+        sessionId: null,
+        apiKeyId: null,
+        spec: {},
+        metadata: {},
+      });
+
     it('workspaces: create, find, patch, list; a duplicate slug is a conflict', async () => {
       const ws = await newWorkspace('acme');
       assert.equal((await repos.workspaces.findBySlug('acme'))?.id, ws.id);
@@ -189,15 +199,7 @@ for (const engine of ENGINES) {
     });
 
     it('checkpoints: a save fenced with an attempt that no longer owns the run writes nothing', async () => {
-      const ws = await newWorkspace('checkpoints');
-      const run = await repos.runs.create({
-        workspaceId: ws.id,
-        agentId: null,
-        sessionId: null,
-        apiKeyId: null,
-        spec: {},
-        metadata: {},
-      });
+      const run = await newRun((await newWorkspace('checkpoints')).id);
       const first = await repos.runs.claimAttempt(run.id);
       assert.equal(await repos.checkpoints.save(run.id, 3, { by: 'first' }, first?.attempt), true);
       const second = await repos.runs.claimAttempt(run.id);
@@ -215,16 +217,7 @@ for (const engine of ENGINES) {
 
     it('the event log: a commit larger than one insert statement holds lands whole, in order, for every run', async () => {
       const ws = await newWorkspace('big-commit');
-      const newRun = () =>
-        repos.runs.create({
-          workspaceId: ws.id,
-          agentId: null,
-          sessionId: null,
-          apiKeyId: null,
-          spec: {},
-          metadata: {},
-        });
-      const [first, second] = [await newRun(), await newRun()];
+      const [first, second] = [await newRun(ws.id), await newRun(ws.id)];
       const events = (count: number, tag: string) =>
         Array.from({ length: count }, (_, index) => ({
           seq: index + 1,
@@ -272,23 +265,7 @@ for (const engine of ENGINES) {
 
     it('fencing: a claim takes a new attempt, and a batch written under an older attempt is refused alone', async () => {
       const ws = await newWorkspace('fence');
-      const spec = { systemPrompt: 's' };
-      const run = await repos.runs.create({
-        workspaceId: ws.id,
-        agentId: null,
-        sessionId: null,
-        apiKeyId: null,
-        spec,
-        metadata: {},
-      });
-      const other = await repos.runs.create({
-        workspaceId: ws.id,
-        agentId: null,
-        sessionId: null,
-        apiKeyId: null,
-        spec,
-        metadata: {},
-      });
+      const [run, other] = [await newRun(ws.id), await newRun(ws.id)];
       const first = await repos.runs.claimAttempt(run.id);
       const second = await repos.runs.claimAttempt(run.id);
       assert.equal(first?.attempt, 1);
