@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { linearRegExp } from './linear-regexp.ts';
 
 export interface SchemaViolation {
   path: string;
@@ -13,16 +14,22 @@ const CACHE_LIMIT = 512;
 
 /**
  * Validates values against user-supplied JSON Schemas (draft 2020-12, with
- * formats). Compiled validators are cached by schema text, so a tool schema
- * repeated across runs is compiled once. A schema Ajv cannot compile accepts
- * every value: its content is the client's, and the provider still sees it.
+ * formats; patterns run on a linear-time engine). Compiled validators are
+ * cached by schema text, so a tool schema repeated across runs is compiled
+ * once. A schema Ajv cannot compile accepts every value: its content is the
+ * client's, and the provider still sees it.
  */
 export class JsonSchemaValidator {
   readonly #ajv: Ajv2020;
   readonly #cache = new Map<string, ValidateFunction | null>();
 
   constructor() {
-    this.#ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    this.#ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      validateFormats: true,
+      code: { regExp: linearRegExp },
+    });
     addFormats.default(this.#ajv);
   }
 

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
+
+describe('validating values against user-supplied JSON Schemas', () => {
+  const validator = new JsonSchemaValidator();
+
+  it('pattern and patternProperties are enforced, Unicode classes included', () => {
+    const schema = {
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^[A-Z]{3}-\\d+$' }, name: { pattern: '^\\p{L}+$' } },
+      patternProperties: { '^x-': { type: 'number' } },
+    };
+    assert.deepEqual(validator.validate(schema, { code: 'ABC-12', name: 'Zoë', 'x-a': 1 }), { valid: true });
+    const outcome = validator.validate(schema, { code: 'abc', name: 'Zoë1', 'x-a': 'one' });
+    assert.equal(outcome.valid, false);
+    assert.deepEqual(!outcome.valid && outcome.violations.map((violation) => violation.path).sort(), [
+      '/code',
+      '/name',
+      '/x-a',
+    ]);
+  });
+
+  it('a catastrophic-backtracking pattern runs in linear time (it would take hours on a backtracking engine)', () => {
+    const schema = { type: 'string', pattern: '^(a+)+$' };
+    // A backtracking engine needs over 10 s for these 29 characters (and twice that per extra 'a').
+    let started = performance.now();
+    assert.equal(validator.validate(schema, `${'a'.repeat(28)}b`).valid, false);
+    assert.ok(performance.now() - started < 3000, `${performance.now() - started} ms`);
+    started = performance.now();
+    assert.equal(validator.validate(schema, `${'a'.repeat(100_000)}b`).valid, false);
+    assert.equal(validator.validate(schema, 'a'.repeat(100_000)).valid, true);
+    assert.ok(performance.now() - started < 3000, `${performance.now() - started} ms`);
+  });
+
+  it('a pattern the linear engine cannot run (lookahead) leaves that schema unenforced, as any schema that does not compile', () => {
+    assert.deepEqual(validator.validate({ type: 'string', pattern: '^(?=a)a$' }, 'b'), { valid: true });
+  });
+});
