@@ -45,7 +45,28 @@ function resolveProvider(reference: string, view: CatalogView): ModelConnection 
   if (!provider) throw new InvalidModelError(`no workspace provider with id '${providerId}'`);
   if (vendorOverride === '')
     throw new InvalidModelError('provider:<id>:<vendor> needs a vendor model id after the colon');
+  if (vendorOverride !== undefined && !isPlainVendorModelId(vendorOverride)) {
+    throw new InvalidModelError(
+      `'${vendorOverride}' is not a vendor model id (letters, digits and . _ : @ + - in segments separated by /)`,
+    );
+  }
   return modelOfProvider(provider, vendorOverride ?? provider.defaultModel);
+}
+
+/** Vendor model ids as providers spell them (`gpt-5-mini`, `llama3.1:8b`, `accounts/x/models/y`). */
+const VENDOR_MODEL_ID = /^[A-Za-z0-9._:@+-]+(?:\/[A-Za-z0-9._:@+-]+)*$/;
+
+/**
+ * A client-chosen vendor id goes into the provider request, in some protocols into the URL path
+ * (Google's `models/{id}:streamGenerateContent`): it must not be able to name another path on the
+ * provider's host (`..` segments, `?`, `#`, `%`) with the connection's key.
+ */
+function isPlainVendorModelId(vendorModelId: string): boolean {
+  return (
+    vendorModelId.length <= 200 &&
+    VENDOR_MODEL_ID.test(vendorModelId) &&
+    !vendorModelId.split('/').some((segment) => segment === '.' || segment === '..')
+  );
 }
 
 function resolveBareVendorId(

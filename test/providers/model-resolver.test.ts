@@ -118,6 +118,30 @@ describe('modelId resolution', () => {
     rejectsWithModelError('provider:prov_a:', view);
   });
 
+  it('provider:<id>:<vendor> refuses a vendor part that could name another path on the provider host', () => {
+    for (const vendor of [
+      '../../internal/admin?x=',
+      'a/../../other-path#',
+      'a/./b',
+      'x%2F..',
+      'a b',
+      'a//b',
+      '/a',
+    ]) {
+      rejectsWithModelError(`provider:prov_a:${vendor}`, view, (error) =>
+        assert.match(error.message, /is not a vendor model id/),
+      );
+    }
+    for (const vendor of [
+      'llama3.1:8b',
+      'accounts/fireworks/models/llama-v3p1-8b',
+      'gpt-4o@2024-08-06',
+      'a+b_c.d',
+    ]) {
+      assert.equal(resolveModelId(`provider:prov_a:${vendor}`, view).entry.vendorModelId, vendor);
+    }
+  });
+
   it('a bare vendor id resolves when exactly one workspace provider can run it', () => {
     assert.equal(resolveModelId('qwen-2', view).entry.id, 'fireworks/qwen-2');
     assert.equal(resolveModelId('meta-llama/Llama-3-70b', view).entry.id, 'together/meta-llama/Llama-3-70b');
