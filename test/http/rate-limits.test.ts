@@ -44,6 +44,15 @@ describe('rate limits per workspace and credential', () => {
     assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
   });
 
+  it('past the limit the 429 comes before the body is read: a malformed body is not parsed', async () => {
+    const refused = await server.request('POST', `${ws.ws}/agent-runs`, {
+      body: '{"systemPrompt": "s", "prompt": ',
+      headers: { ...bearer(ws.key), 'content-type': 'application/json' },
+    });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error, 'rate_limit_exceeded');
+  });
+
   it('message runs draw from the same run-start bucket', async () => {
     const session = await post('/agent-sessions', { systemPrompt: 's' });
     assert.equal(session.status, 201);

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { rateLimitFor, type RateLimitBucket } from '../../domain/rate-limits.ts';
 import type { RateCounters } from '../../engine/ports.ts';
 
@@ -14,12 +14,12 @@ export function bucketOf(method: string, routeUrl: string): RateLimitBucket {
 }
 
 /**
- * preHandler for workspace routes, after authentication: counts the request
+ * onRequest hook for workspace routes, after authentication (before the body is read): counts the request
  * in its bucket for (workspace, credential), sets the X-RateLimit-* headers,
  * and answers `429 rate_limit_exceeded` with Retry-After past the limit. If
  * the counters cannot be reached the request is served (fail open) and logged.
  */
-export function rateLimit(options: { counters: RateCounters }): preHandlerAsyncHookHandler {
+export function rateLimit(options: { counters: RateCounters }): onRequestAsyncHookHandler {
   return async function rateLimitHook(request: FastifyRequest, reply: FastifyReply) {
     const principal = request.principal;
     if (!principal) return;

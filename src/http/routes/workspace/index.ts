@@ -11,9 +11,10 @@ import { sessionRoutes } from './sessions.ts';
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
   const { repos } = options.resources;
   app.decorateRequest('principal', null);
-  // onRequest: a request without a valid credential is refused before its body is read.
+  // onRequest: a request without a valid credential, or past its rate limit, is refused before its
+  // body is read and parsed (up to 64 MiB).
   app.addHook('onRequest', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
-  app.addHook('preHandler', rateLimit({ counters: options.resources.rateCounters }));
+  app.addHook('onRequest', rateLimit({ counters: options.resources.rateCounters }));
   for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes])
     register(app, options.resources);
 }
