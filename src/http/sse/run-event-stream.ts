@@ -9,8 +9,11 @@ export interface RunEventStreamOptions {
   heartbeatMs: number;
 }
 
-const REPLAY_PAGE = 500;
-/** A subscriber this far behind is disconnected; it can resume with Last-Event-ID. */
+/** Events per log read when replaying (a tool result's echo can be 2 MB, so a page is bounded by count). */
+const REPLAY_PAGE = 100;
+/** Replay reads the next page only once the client has taken the previous one down to this. */
+const REPLAY_BUFFERED_BYTES = 1024 * 1024;
+/** A live subscriber this far behind is disconnected; it can resume with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -90,6 +93,7 @@ export class RunEventStream {
         const page = await this.#options.store.readAfter(this.#runId, this.#lastSent, REPLAY_PAGE);
         for (const event of page) this.#sendStored(event);
         if (this.#ended || page.length < REPLAY_PAGE) break;
+        await this.#taken();
       }
       if (this.#runEnded) {
         // Resumed at or past the terminal event: the log holds nothing more, so close now.
@@ -153,7 +157,24 @@ export class RunEventStream {
     if (this.#pending === '' || this.#response.writableEnded) return;
     this.#response.write(this.#pending);
     this.#pending = '';
-    if (this.#response.writableLength > MAX_BUFFERED_BYTES) this.#response.destroy();
+    // Replay paces itself (#taken); a live subscriber that falls this far behind is let go.
+    if (!this.#catchingUp && this.#response.writableLength > MAX_BUFFERED_BYTES) this.#response.destroy();
+  }
+
+  /** Resolves once what was written so far is mostly taken by the client (or the connection is gone). */
+  async #taken(): Promise<void> {
+    this.#flush();
+    const response = this.#response;
+    if (response.writableLength <= REPLAY_BUFFERED_BYTES || this.#ended) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        response.off('close', done);
+        resolve();
+      };
+      response.on('drain', done);
+      response.on('close', done);
+    });
   }
 
   #beat(): void {
