@@ -827,6 +827,26 @@ describe('admin API over HTTP', () => {
       assert.deepEqual(entry.tools, [{ kind: 'svc', id: tool.body.id }]);
     });
 
+    it('lists show the header names of tool refs, never their values (credentials)', async () => {
+      const created = await server.admin('POST', '/workspaces/agents/agents', {
+        name: 'Connector',
+        systemPrompt: 'Connect.',
+        tools: [
+          {
+            kind: 'mcp',
+            name: 'crm',
+            url: 'https://127.0.0.1:9/mcp',
+            headers: { authorization: 'Bearer secret-mcp-token', 'x-team': 'blue' },
+          },
+        ],
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const listed = await server.admin('GET', '/workspaces/agents/agents');
+      const entry = listed.body.agents.find((agent: { id: string }) => agent.id === created.body.id);
+      assert.deepEqual(entry.tools[0].headers, ['authorization', 'x-team']);
+      assert.doesNotMatch(JSON.stringify(listed.body), /secret-mcp-token/);
+    });
+
     it('a modelId that does not resolve answers 400 invalid_model and stores nothing', async () => {
       const response = await server.admin('POST', '/workspaces/agents/agents', {
         name: 'Lost',

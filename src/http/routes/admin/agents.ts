@@ -48,7 +48,8 @@ export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppRe
 
   app.get<{ Params: Params }>('/workspaces/:slug/agents', async (request) => {
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    return { agents: await repos.agents.listByWorkspace(workspace.id) };
+    const agents = await repos.agents.listByWorkspace(workspace.id);
+    return { agents: agents.map((agent) => ({ ...agent, tools: agent.tools.map(withHeaderNamesOnly) })) };
   });
 
   app.delete<{ Params: Params & { id: string } }>('/workspaces/:slug/agents/:id', async (request, reply) => {
@@ -59,4 +60,14 @@ export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppRe
     );
     return reply.status(204).send();
   });
+}
+
+/**
+ * Tool refs as lists show them: header names without their values (they typically hold the remote
+ * server's credentials), as the workspace tools list does.
+ */
+function withHeaderNamesOnly(ref: ToolRef): ToolRef {
+  const { headers } = ref;
+  if (headers === null || typeof headers !== 'object') return ref;
+  return { ...ref, headers: Object.keys(headers) };
 }
