@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { ConflictError } from '../../src/domain/errors.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { SecretBox } from '../../src/storage/secret-box.ts';
@@ -261,6 +262,38 @@ for (const engine of ENGINES) {
         slug: 'prepared',
       });
       assert.equal(await byName.first(storage.db, { slug: 'prepared', name: 'other' }), undefined);
+    });
+
+    it('unfinished runs: listed oldest first through their own index, whatever the number of ended runs', async () => {
+      const ws = await newWorkspace('unfinished');
+      const open = [await newRun(ws.id), await newRun(ws.id)];
+      const ended = await newRun(ws.id);
+      await repos.runEvents.append([
+        {
+          runId: ended.id,
+          events: [{ seq: 1, type: 'cancelled', dataJson: '{}' }],
+          outcome: {
+            status: 'cancelled',
+            finalText: null,
+            error: null,
+            failureReason: null,
+            tokens: { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 },
+            turns: 0,
+            model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
+          },
+        },
+      ]);
+      const listed = await repos.runs.listUnfinishedIds(10_000);
+      assert.deepEqual(
+        listed.filter((id) => [...open, ended].some((run) => run.id === id)),
+        open.map((run) => run.id),
+      );
+      if (engine === 'sqlite') {
+        const plan = await sql<{ detail: string }>`
+          explain query plan select id from runs where ended_at is null order by created_at limit 10
+        `.execute(storage.db);
+        assert.match(plan.rows.map((row) => row.detail).join(' '), /runs_unfinished_created/);
+      }
     });
 
     it('fencing: a claim takes a new attempt, and a batch written under an older attempt is refused alone', async () => {

@@ -4,6 +4,7 @@ import { toolCalls } from './0002-tool-calls.ts';
 import { runCheckpoints } from './0003-run-checkpoints.ts';
 import { sessions } from './0004-sessions.ts';
 import { runAttempts } from './0005-run-attempts.ts';
+import { unfinishedRuns } from './0006-unfinished-runs.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-run-checkpoints': runCheckpoints,
   '0004-sessions': sessions,
   '0005-run-attempts': runAttempts,
+  '0006-unfinished-runs': unfinishedRuns,
 };
 
 export const migrationProvider: MigrationProvider = {
