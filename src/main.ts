@@ -185,6 +185,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         models,
         toolCalls: repos.toolCalls,
         checkpoints: repos.checkpoints,
+        sessionHistory: repos.sessions,
         validator: new JsonSchemaValidator(),
         retryPolicy: options.engine?.retryPolicy ?? DEFAULT_RETRY_POLICY,
         executionRetry: options.engine?.executionRetry ?? DEFAULT_EXECUTION_RETRY,

@@ -52,9 +52,20 @@ export interface RunSpec extends RunRequest {
     reasoningLevel: number | null;
     tools: ToolRef[];
     localToolTimeoutMs: number;
-    /** Session-scoped runs: the session's conversation when the run was created, replayed before the input. */
+    /**
+     * Session-scoped runs: the session's conversation when the run was created, replayed before the
+     * input, as a reference (its first `items` items; the history only grows).
+     */
+    sessionHistory?: SessionHistoryRef;
+    /** Runs stored before the reference: the history copied into the spec. */
     history?: SessionItem[];
   };
+}
+
+/** The first `items` items of a session's stored conversation (messages and retained tool pairs). */
+export interface SessionHistoryRef {
+  sessionId: string;
+  items: number;
 }
 
 export const DEFAULT_LOCAL_TOOL_TIMEOUT_MS = 5 * 60 * 1000;

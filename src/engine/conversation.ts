@@ -1,5 +1,6 @@
 import type { FilePart, ModelMessage, TextPart } from 'ai';
 import type { Attachment, InputMessage, RunSpec } from '../domain/run-spec.ts';
+import type { SessionItem } from '../domain/session.ts';
 import { historyMessages } from './session-turns.ts';
 
 export interface Conversation {
@@ -13,7 +14,7 @@ export interface Conversation {
  * attachments, as native file parts (inline bytes or the URL itself); older
  * turns are text only.
  */
-export function initialConversation(spec: RunSpec): Conversation {
+export function initialConversation(spec: RunSpec, history: readonly SessionItem[]): Conversation {
   const input: InputMessage[] = spec.messages ?? [{ role: 'user', content: spec.prompt ?? '' }];
   const system = input.filter((message) => message.role === 'system' && message.content.trim() !== '');
   const instructions = [spec.effective.systemPrompt, ...system.map((message) => message.content)]
@@ -28,7 +29,7 @@ export function initialConversation(spec: RunSpec): Conversation {
     for (const attachment of message.attachments) parts.push(filePart(attachment));
     return { role: 'user', content: parts };
   });
-  return { instructions, messages: [...historyMessages(spec.effective.history ?? []), ...current] };
+  return { instructions, messages: [...historyMessages(history), ...current] };
 }
 
 function filePart(attachment: Attachment): FilePart {

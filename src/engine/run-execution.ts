@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.ts';
 import type { Run } from '../domain/run.ts';
-import type { RetainedToolPair } from '../domain/session.ts';
+import type { RetainedToolPair, SessionItem } from '../domain/session.ts';
 import type { RunSpec } from '../domain/run-spec.ts';
 import type { ModelInfo } from '../domain/usage.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
@@ -17,6 +17,7 @@ import { assistantMessageData, type ResumePoint, type RunCheckpointState } from 
 import { modelToolDefinitions, resolveRunTools, type RunTools } from '../tools/run-tools.ts';
 import type { ModelMessage } from 'ai';
 import type { RunCheckpointRepository } from '../storage/repositories/run-checkpoint-repository.ts';
+import type { SessionRepository } from '../storage/repositories/session-repository.ts';
 import {
   InterruptedModelCall,
   ModelTurnError,
@@ -40,6 +41,8 @@ import { addUsage, zeroUsage, type TokenUsage } from './token-usage.ts';
 
 export interface RunExecutionDeps extends ClientToolRoundDeps {
   catalog: ModelCatalog;
+  /** A session run's history, read by reference when the run starts. */
+  sessionHistory: Pick<SessionRepository, 'history'>;
   models: ModelCaller;
   checkpoints: RunCheckpointRepository;
   retryPolicy: RetryPolicy;
@@ -126,7 +129,7 @@ export class RunExecution {
       reasoningLevel ?? undefined,
       resolved.vendorModelId,
     );
-    const conversation = initialConversation(this.#spec);
+    const conversation = initialConversation(this.#spec, await this.#sessionHistory());
     const request: ModelCall = {
       model: resolved,
       instructions: conversation.instructions,
@@ -219,6 +222,13 @@ export class RunExecution {
       }
       return resultEvent(completed.text, this.#usage(), structuredOutputOf(this.#spec));
     }
+  }
+
+  /** The session's conversation before this run (legacy runs carry a copy in their spec). */
+  async #sessionHistory(): Promise<readonly SessionItem[]> {
+    const { sessionHistory, history } = this.#spec.effective;
+    if (!sessionHistory) return history ?? [];
+    return this.#deps.sessionHistory.history(sessionHistory.sessionId, sessionHistory.items);
   }
 
   /** What a takeover's interrupted turn already streamed; handed to the first regenerated turn only. */

@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../domain/errors.ts';
 import type { Run, RunState } from '../domain/run.ts';
-import type { RunRequest, RunSpec } from '../domain/run-spec.ts';
+import type { RunRequest, RunSpec, SessionHistoryRef } from '../domain/run-spec.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { AgentRepository } from '../storage/repositories/agent-repository.ts';
 import type { RunRepository } from '../storage/repositories/run-repository.ts';
 import type { ToolCallRepository } from '../storage/repositories/tool-call-repository.ts';
 import type { ClientToolResult } from '../domain/tool-call.ts';
-import type { SessionItem } from '../domain/session.ts';
 import { acceptToolResult, type IntakeOutcome } from './tool-result-intake.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { EventLogWriter } from './event-log-writer.ts';
@@ -30,7 +29,7 @@ export interface RunServiceDeps {
 export interface SessionRunContext {
   sessionId: string;
   runId: string;
-  history: SessionItem[];
+  history: SessionHistoryRef;
 }
 
 /** The API side of runs: create and enqueue, cancel, read. Execution happens in the worker. */

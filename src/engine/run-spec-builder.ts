@@ -4,9 +4,9 @@ import {
   type RunModel,
   type RunRequest,
   type RunSpec,
+  type SessionHistoryRef,
 } from '../domain/run-spec.ts';
 import type { ResolvedModel } from '../domain/model.ts';
-import type { SessionItem } from '../domain/session.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import { normalizeReasoningLevel } from '../providers/reasoning.ts';
 import { resolveRunTools } from '../tools/run-tools.ts';
@@ -23,7 +23,7 @@ export async function buildRunSpec(
   workspaceId: string,
   request: RunRequest,
   agent: Agent | undefined,
-  history?: SessionItem[],
+  history?: SessionHistoryRef,
 ): Promise<RunSpec> {
   const modelId =
     request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
@@ -40,7 +40,7 @@ export async function buildRunSpec(
       reasoningLevel: level === undefined ? null : normalizeReasoningLevel(level),
       tools,
       localToolTimeoutMs: request.localToolTimeoutMs ?? DEFAULT_LOCAL_TOOL_TIMEOUT_MS,
-      ...(history && { history }),
+      ...(history && { sessionHistory: history }),
     },
   };
 }

@@ -106,7 +106,7 @@ export class SessionService {
     let run: Run;
     try {
       // Read after the claim: the previous run has released the session, so its turns are all in.
-      const history = await this.#deps.sessions.history(session.id);
+      const history = { sessionId: session.id, items: await this.#deps.sessions.historyLength(session.id) };
       run = await this.#deps.runs.create(credential, request, { sessionId: session.id, runId, history });
     } catch (error) {
       await this.#deps.sessions.releaseRun(session.id, runId);

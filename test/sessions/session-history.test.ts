@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicThinkingBudget } from '../../src/providers/reasoning.ts';
+import { readAll } from '../support/sse-client.ts';
 import {
   blocksOf,
   bodyOf,
@@ -47,6 +48,67 @@ describe('session message runs: history and inheritance, as the provider receive
       'user: Capital of France?',
       'assistant: Paris.',
       'user: Its population?',
+    ]);
+  });
+
+  it('a message run stores a reference to the history, not a copy: its spec does not grow with the session, and the provider still gets every earlier turn', async () => {
+    fixture.fake.enqueue({ text: ['one'] }, { text: ['two'] }, { text: ['three'] });
+    const sessionId = await fixture.newSession({ systemPrompt: 's' });
+    const prompts = ['a', 'b', 'c'].map((letter) => `${letter} ${'x'.repeat(5000)}`);
+    const runIds: string[] = [];
+    for (const prompt of prompts) runIds.push((await fixture.sendMessage(sessionId, { prompt })).runId);
+    const specs = await Promise.all(
+      runIds.map(async (runId) => (await fixture.runSnapshot(runId)).body.spec),
+    );
+    assert.deepEqual(
+      specs.map((spec) => spec.effective.sessionHistory),
+      [0, 2, 4].map((items) => ({ sessionId, items })),
+    );
+    assert.ok(specs.every((spec) => spec.effective.history === undefined));
+    const sizes = specs.map((spec) => JSON.stringify(spec).length);
+    assert.ok(Math.max(...sizes) - Math.min(...sizes) < 100, `stored spec sizes ${sizes.join(', ')}`);
+    assert.deepEqual(transcript(request(2)), [
+      `user: ${prompts[0]}`,
+      'assistant: one',
+      `user: ${prompts[1]}`,
+      'assistant: two',
+      `user: ${prompts[2]}`,
+    ]);
+  });
+
+  it('a run stored before the reference (the history copied into its spec) still replays that copy', async () => {
+    fixture.fake.enqueue({ text: ['current'] }, { text: ['from the copy'] });
+    const sessionId = await fixture.newSession({ systemPrompt: 's' });
+    const { runId } = await fixture.sendMessage(sessionId, { prompt: 'now' });
+    const { spec } = (await fixture.runSnapshot(runId)).body;
+    const { sessionHistory: _reference, ...effective } = spec.effective;
+    const { repos } = fixture.server.service.resources;
+    const workspace = await repos.workspaces.findBySlug(fixture.slug);
+    const legacy = await repos.runs.create({
+      workspaceId: workspace!.id,
+      agentId: null,
+      sessionId: null,
+      apiKeyId: null,
+      spec: {
+        ...spec,
+        prompt: 'and now?',
+        effective: {
+          ...effective,
+          history: [
+            { role: 'user', content: 'stored question' },
+            { role: 'assistant', content: 'stored answer' },
+          ],
+        },
+      },
+      metadata: {},
+    });
+    await fixture.server.service.queue.enqueue({ runId: legacy.id });
+    const frames = await readAll(fixture.streamUrl(legacy.id), fixture.headers);
+    assert.equal(terminalOf(frames)?.data.text, 'from the copy');
+    assert.deepEqual(transcript(request(1)), [
+      'user: stored question',
+      'assistant: stored answer',
+      'user: and now?',
     ]);
   });
 

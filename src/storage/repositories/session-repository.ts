@@ -153,14 +153,28 @@ export class SessionRepository {
     return { activeRunId: session?.activeRunId ?? null };
   }
 
-  /** The whole conversation in order, retained tool pairs included: what a message run replays. */
-  async history(sessionId: string): Promise<SessionItem[]> {
-    const rows = await this.#db
+  /** How many items the session's conversation holds (messages and retained tool pairs). */
+  async historyLength(sessionId: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom('session_messages')
+      .select((eb) => eb.fn.countAll<string | number>().as('items'))
+      .where('session_id', '=', sessionId)
+      .executeTakeFirst();
+    return Number(row?.items ?? 0);
+  }
+
+  /**
+   * The conversation in order, retained tool pairs included: what a message run replays; with
+   * `items`, only the first `items` of it (what the session held when the run was created).
+   */
+  async history(sessionId: string, items?: number): Promise<SessionItem[]> {
+    let query = this.#db
       .selectFrom('session_messages')
       .selectAll()
       .where('session_id', '=', sessionId)
-      .orderBy('position')
-      .execute();
+      .orderBy('position');
+    if (items !== undefined) query = query.limit(items);
+    const rows = await query.execute();
     return rows.map((row): SessionItem => {
       if (row.role === 'tool_pair')
         return { role: 'tool_pair', tool: fromJson<RetainedToolPair>(row.tool ?? '{}') };
