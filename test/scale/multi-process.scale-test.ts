@@ -4,7 +4,7 @@ import pg from 'pg';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
-import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
+import { provisionAcme, startCluster, type Cluster, type ServiceProcess } from './cluster.ts';
 
 const types = (frames: SseFrame[]) => frames.map((frame) => frame.data.type);
 const seqs = (frames: SseFrame[]) => frames.map((frame) => frame.data.seq);
@@ -92,15 +92,37 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     );
   });
 
-  /** Kills the worker that runs `runId` with SIGKILL, and starts another in its place. */
-  async function killOwner(runId: string): Promise<() => Promise<void>> {
-    const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
-    assert.ok(owner, 'one worker logged that it started the run');
-    await owner.kill('SIGKILL');
-    return async () => {
-      const index = cluster.workers.indexOf(owner);
-      cluster.workers[index] = await cluster.startWorker(`${owner.name}-restarted`);
-    };
+  /**
+   * Creates a run on API 1 with `body`, reads its stream from API 2, and kills the worker running it
+   * with SIGKILL at the first frame `killAt` picks; `afterKill` then acts as the client. Returns the
+   * frames to the end and when the kill and the end came, once a replacement worker has started.
+   */
+  async function runKillingItsWorker(
+    body: Record<string, unknown>,
+    killAt: (frame: SseFrame, frames: SseFrame[]) => boolean,
+    afterKill: (runId: string, frame: SseFrame) => Promise<void> = async () => {},
+  ): Promise<{ streamUrl: string; frames: SseFrame[]; killedAt: number; endedAt: number }> {
+    const created = await call(api(0), 'POST', `${ws}/agent-runs`, body);
+    assert.equal(created.status, 202);
+    const runId = created.body.runId as string;
+    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
+    const frames: SseFrame[] = [];
+    let killed: ServiceProcess | undefined;
+    let killedAt = 0;
+    for await (const frame of stream.frames) {
+      frames.push(frame);
+      if (killed || !killAt(frame, frames)) continue;
+      killed = cluster.workers.find((worker) => worker.stdout.includes(runId));
+      assert.ok(killed, 'one worker logged that it started the run');
+      killedAt = Date.now();
+      await killed.kill('SIGKILL');
+      await afterKill(runId, frame);
+    }
+    const endedAt = Date.now();
+    assert.ok(killed, 'the run was taken over');
+    const index = cluster.workers.indexOf(killed);
+    cluster.workers[index] = await cluster.startWorker(`${killed.name}-restarted`);
+    return { streamUrl: created.body.streamUrl as string, frames, killedAt, endedAt };
   }
 
   for (const retried of [false, true]) {
@@ -114,16 +136,10 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
         ...(retried ? [{ type: 'http-error' as const, status: 500 }] : []),
         { text: words, chunkIntervalMs: 5 },
       );
-      const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
-      const runId = created.body.runId as string;
-      const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
-      const frames: SseFrame[] = [];
-      let replace: (() => Promise<void>) | undefined;
-      for await (const frame of stream.frames) {
-        frames.push(frame);
-        if (frames.length === 8 && !replace) replace = await killOwner(runId);
-      }
-      assert.ok(replace);
+      const { frames, streamUrl } = await runKillingItsWorker(
+        { systemPrompt: 's', prompt: 'long' },
+        (_, received) => received.length === 8,
+      );
       assert.equal(fake.requests.length, retried ? 3 : 2, 'the new worker regenerated the interrupted turn');
       assert.equal(types(frames).at(-1), 'result');
       assert.deepEqual(
@@ -132,13 +148,12 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
         'no event lost or repeated',
       );
       assert.equal(text(frames), words.join(''), 'the reply arrives exactly once');
-      const log = await readAll(`${api(0)}${created.body.streamUrl}`, headers);
+      const log = await readAll(`${api(0)}${streamUrl}`, headers);
       assert.deepEqual(
         log.map((frame) => frame.raw),
         frames.map((frame) => frame.raw),
         'the persisted log is what the client saw',
       );
-      await replace();
     });
   }
 
@@ -146,40 +161,29 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     fake.reset();
     const words = Array.from({ length: 40 }, (_, index) => `v${index} `);
     fake.enqueue({ text: words, chunkIntervalMs: 60 }, { type: 'http-error', status: 400 });
-    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
-    const runId = created.body.runId as string;
-    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
-    const frames: SseFrame[] = [];
-    let replace: (() => Promise<void>) | undefined;
-    for await (const frame of stream.frames) {
-      frames.push(frame);
-      if (frames.length === 6 && !replace) replace = await killOwner(runId);
-    }
+    const { frames } = await runKillingItsWorker(
+      { systemPrompt: 's', prompt: 'long' },
+      (_, received) => received.length === 6,
+    );
     const streamed = text(frames);
     assert.ok(streamed.startsWith('v0 v1 v2 v3 v4 v5 '), streamed);
     assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'error']);
     assert.equal(frames.at(-2)?.data.data.text, streamed);
     assert.equal(frames.at(-1)?.data.data.partialText, streamed);
     assert.equal(frames.at(-1)?.data.data.errorClass, 'invalid_request');
-    await replace?.();
   });
 
   it('cancelled while no worker holds the run, waiting for a tool result the client then posts: the takeover echoes the answer before cancelled', async () => {
     fake.reset();
     fake.enqueue({ toolCalls: [{ id: 'toolu_c', name: 'lookup', input: { q: 'x' } }] });
-    const created = await call(api(0), 'POST', `${ws}/agent-runs`, {
-      systemPrompt: 's',
-      prompt: 'find x',
-      tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
-    });
-    const runId = created.body.runId as string;
-    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
-    const frames: SseFrame[] = [];
-    let replace: (() => Promise<void>) | undefined;
-    for await (const frame of stream.frames) {
-      frames.push(frame);
-      if (frame.data.type === 'local_tool_call') {
-        replace = await killOwner(runId);
+    const { frames } = await runKillingItsWorker(
+      {
+        systemPrompt: 's',
+        prompt: 'find x',
+        tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
+      },
+      (frame) => frame.data.type === 'local_tool_call',
+      async (runId, frame) => {
         assert.equal((await call(api(0), 'POST', `${ws}/agent-runs/${runId}/cancel`)).status, 200);
         const posted = await call(api(0), 'POST', `${ws}/agent-runs/${runId}/tool-results`, {
           toolUseId: frame.data.data.toolUseId,
@@ -187,8 +191,8 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
         });
         assert.equal(posted.status, 200);
         assert.equal(posted.body.accepted, true);
-      }
-    }
+      },
+    );
     assert.deepEqual(types(frames), [
       'assistant_message',
       'local_tool_call',
@@ -200,60 +204,43 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
       frames.map((_, index) => index + 1),
     );
     assert.equal(fake.requests.length, 1, 'no model turn after the cancel');
-    await replace?.();
   });
 
   it('cancelled while no worker holds a run cut short mid-turn: the takeover ends the turn with the text the client has, then cancelled', async () => {
     fake.reset();
     fake.enqueue({ text: Array.from({ length: 40 }, (_, index) => `c${index} `), chunkIntervalMs: 60 });
-    const created = await call(api(0), 'POST', `${ws}/agent-runs`, { systemPrompt: 's', prompt: 'long' });
-    const runId = created.body.runId as string;
-    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
-    const frames: SseFrame[] = [];
-    let replace: (() => Promise<void>) | undefined;
-    for await (const frame of stream.frames) {
-      frames.push(frame);
-      if (frames.length === 5 && !replace) {
-        replace = await killOwner(runId);
+    const { frames } = await runKillingItsWorker(
+      { systemPrompt: 's', prompt: 'long' },
+      (_, received) => received.length === 5,
+      async (runId) => {
         assert.equal((await call(api(0), 'POST', `${ws}/agent-runs/${runId}/cancel`)).status, 200);
-      }
-    }
+      },
+    );
     const streamed = text(frames);
     assert.ok(streamed.startsWith('c0 c1 c2 c3 c4 '), streamed);
     assert.deepEqual(types(frames).slice(-2), ['assistant_message', 'cancelled']);
     assert.equal(frames.at(-2)?.data.data.text, streamed);
     assert.equal(frames.at(-2)?.data.data.finishReason, null);
     assert.equal(fake.requests.length, 1, 'the cut turn is not generated again after the cancel');
-    await replace?.();
   });
 
   it("a worker killed while waiting for a tool result: the takeover keeps the wait's deadline (localToolTimeoutMs counts from the call, not from the takeover)", async () => {
     fake.reset();
     fake.enqueue({ toolCalls: [{ id: 'toolu_t', name: 'lookup', input: {} }] });
-    const created = await call(api(0), 'POST', `${ws}/agent-runs`, {
-      systemPrompt: 's',
-      prompt: 'find',
-      localToolTimeoutMs: 4000,
-      tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
-    });
-    const runId = created.body.runId as string;
-    const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
-    const frames: SseFrame[] = [];
-    let replace: (() => Promise<void>) | undefined;
-    let calledAt = 0;
-    for await (const frame of stream.frames) {
-      frames.push(frame);
-      if (frame.data.type === 'local_tool_call') {
-        calledAt = Date.now();
-        replace = await killOwner(runId);
-      }
-    }
-    const waited = Date.now() - calledAt;
+    const { frames, killedAt, endedAt } = await runKillingItsWorker(
+      {
+        systemPrompt: 's',
+        prompt: 'find',
+        localToolTimeoutMs: 4000,
+        tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
+      },
+      (frame) => frame.data.type === 'local_tool_call',
+    );
+    const waited = endedAt - killedAt;
     assert.equal(frames.at(-1)?.data.type, 'result');
     assert.equal(frames.at(-1)?.data.data.subtype, 'error_local_tool_timeout');
     // The takeover comes about 2 s after the kill (the lease); restarting the wait there would end it ~6 s after the call.
     assert.ok(waited >= 3900 && waited < 5500, `the wait ended ${waited} ms after the call`);
-    await replace?.();
   });
 
   /** A one-turn reply cancelled by `cancel` at its third frame: the run ends cancelled after that turn. */
