@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { TEST_REDIS_URL } from '../support/engines.ts';
 import { readAll } from '../support/sse-client.ts';
-import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
+import { provisionAcme, startCluster, type Cluster, type ServiceProcess } from './cluster.ts';
 
 describe('scale-out: a run whose queued job Redis lost', () => {
   let cluster: Cluster;
   let fake: FakeProviderServer;
   let queue: Queue;
   let headers: Record<string, string>;
+  let firstWorker: ServiceProcess | undefined;
 
   before(async () => {
     fake = await startFakeAnthropic();
@@ -48,6 +49,7 @@ describe('scale-out: a run whose queued job Redis lost', () => {
       assert.equal(await queue.getJobState(runId), 'unknown', 'the job is gone from Redis');
 
       const worker = await cluster.startWorker('worker1');
+      firstWorker = worker;
       const frames = await readAll(`${base}${streamUrl}`, headers);
       assert.equal(frames.at(-1)?.data.type, 'result');
       assert.deepEqual(
@@ -56,6 +58,41 @@ describe('scale-out: a run whose queued job Redis lost', () => {
       );
       assert.match(worker.stdout, /queued again runs whose job was lost/);
       assert.ok(worker.stdout.includes(runId));
+    },
+  );
+
+  it(
+    'whose job failed for good (its worker could not even end it) is queued again and completes',
+    { timeout: 20_000 },
+    async () => {
+      // No worker for now: the one the previous test started is stopped.
+      await firstWorker?.kill('SIGKILL');
+      const base = cluster.apis[0]!.baseUrl!;
+      const response = await fetch(`${base}/api/v1/workspaces/acme/agent-runs`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ systemPrompt: 's', prompt: 'p' }),
+      });
+      assert.equal(response.status, 202);
+      const { runId, streamUrl } = (await response.json()) as { runId: string; streamUrl: string };
+      // A BullMQ worker of the test's own takes the job and fails it, as a worker does when it cannot
+      // even write the run's end: the job sits in BullMQ's failed set and the run has no end.
+      const failing = new Worker(
+        'agent-runs',
+        async () => {
+          throw new Error('storage unreachable');
+        },
+        { prefix: cluster.env.AGENT_RUNS_REDIS_PREFIX!, connection: { url: TEST_REDIS_URL } },
+      );
+      for (let waited = 0; (await queue.getJobState(runId)) !== 'failed' && waited < 5000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await failing.close();
+      assert.equal(await queue.getJobState(runId), 'failed');
+
+      await cluster.startWorker('worker2');
+      const frames = await readAll(`${base}${streamUrl}`, headers);
+      assert.equal(frames.at(-1)?.data.type, 'result');
     },
   );
 });
