@@ -13,7 +13,7 @@ export interface RunEventStreamOptions {
 const REPLAY_PAGE = 100;
 /** Replay reads the next page only once the client has taken the previous one down to this. */
 const REPLAY_BUFFERED_BYTES = 1024 * 1024;
-/** A live subscriber this far behind is disconnected; it can resume with Last-Event-ID. */
+/** A live subscriber this far behind on earlier frames is disconnected; it can resume with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -155,10 +155,12 @@ export class RunEventStream {
   #flush(): void {
     this.#flushScheduled = false;
     if (this.#pending === '' || this.#response.writableEnded) return;
+    // Replay paces itself (#taken); a live subscriber still this far behind on what it was sent
+    // before is let go (one large event alone never is).
+    const behind = this.#response.writableLength;
     this.#response.write(this.#pending);
     this.#pending = '';
-    // Replay paces itself (#taken); a live subscriber that falls this far behind is let go.
-    if (!this.#catchingUp && this.#response.writableLength > MAX_BUFFERED_BYTES) this.#response.destroy();
+    if (!this.#catchingUp && behind > MAX_BUFFERED_BYTES) this.#response.destroy();
   }
 
   /** Resolves once what was written so far is mostly taken by the client (or the connection is gone). */
