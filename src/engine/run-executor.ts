@@ -91,15 +91,7 @@ export class RunExecutor {
       () => undefined,
       this.#deps.fenceWrites ? attempt : undefined,
     );
-    const abandoned = errorBeforeAnyTurn(
-      {
-        message: 'the worker could not carry on the run; create it again',
-        code: 'worker_error',
-        retryable: true,
-      },
-      run.spec as unknown as RunSpec,
-    );
-    await emitter.end(abandoned.type, abandoned.data, abandoned.outcome, sessionEnd(run, abandoned, []));
+    await endWithWorkerError(emitter, run, 'the worker could not carry on the run; create it again');
   }
 
   async #executeOnce(job: RunJob): Promise<RunJobOutcome> {
@@ -137,12 +129,10 @@ export class RunExecutor {
       );
       const resume = lastSeq > 0 ? await readResumePoint(this.#deps, run.id) : undefined;
       if (lastSeq > 0 && !resume) {
-        const interrupted = interruptedTerminal(run);
-        await emitter.end(
-          interrupted.type,
-          interrupted.data,
-          interrupted.outcome,
-          sessionEnd(run, interrupted, []),
+        await endWithWorkerError(
+          emitter,
+          run,
+          'the run was interrupted and could not be resumed; create it again',
         );
         return 'done';
       }
@@ -222,14 +212,14 @@ export function sessionEnd(
   };
 }
 
-/** A log that cannot be continued (it should not happen): end the run with an error the client can retry. */
-function interruptedTerminal(run: Run): TerminalEvent {
-  return errorBeforeAnyTurn(
-    {
-      message: 'the run was interrupted and could not be resumed; create it again',
-      code: 'worker_error',
-      retryable: true,
-    },
+/**
+ * Ends a run that cannot be carried on (a log that cannot be continued, storage failing for good)
+ * with an error the client can retry, after its last durable event.
+ */
+async function endWithWorkerError(emitter: RunEmitter, run: Run, message: string): Promise<void> {
+  const terminal = errorBeforeAnyTurn(
+    { message, code: 'worker_error', retryable: true },
     run.spec as unknown as RunSpec,
   );
+  await emitter.end(terminal.type, terminal.data, terminal.outcome, sessionEnd(run, terminal, []));
 }

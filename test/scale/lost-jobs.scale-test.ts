@@ -26,6 +26,19 @@ describe('scale-out: a run whose queued job Redis lost', () => {
       connection: { url: TEST_REDIS_URL },
     });
   });
+  /** Creates a run through the API process; returns its id and the stream's full URL. */
+  async function createRun(): Promise<{ runId: string; streamUrl: string }> {
+    const base = cluster.apis[0]!.baseUrl!;
+    const response = await fetch(`${base}/api/v1/workspaces/acme/agent-runs`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ systemPrompt: 's', prompt: 'p' }),
+    });
+    assert.equal(response.status, 202);
+    const created = (await response.json()) as { runId: string; streamUrl: string };
+    return { runId: created.runId, streamUrl: `${base}${created.streamUrl}` };
+  }
+
   after(async () => {
     await queue?.close();
     await cluster?.stop();
@@ -36,21 +49,14 @@ describe('scale-out: a run whose queued job Redis lost', () => {
     'is queued again by a worker and completes (Redis restarted without persistence, or the API stopped before queueing it)',
     { timeout: 20_000 },
     async () => {
-      const base = cluster.apis[0]!.baseUrl!;
-      const response = await fetch(`${base}/api/v1/workspaces/acme/agent-runs`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ systemPrompt: 's', prompt: 'p' }),
-      });
-      assert.equal(response.status, 202);
-      const { runId, streamUrl } = (await response.json()) as { runId: string; streamUrl: string };
+      const { runId, streamUrl } = await createRun();
       assert.equal(await queue.getJobState(runId), 'waiting');
       await queue.remove(runId);
       assert.equal(await queue.getJobState(runId), 'unknown', 'the job is gone from Redis');
 
       const worker = await cluster.startWorker('worker1');
       firstWorker = worker;
-      const frames = await readAll(`${base}${streamUrl}`, headers);
+      const frames = await readAll(streamUrl, headers);
       assert.equal(frames.at(-1)?.data.type, 'result');
       assert.deepEqual(
         frames.map((frame) => frame.data.seq),
@@ -67,14 +73,7 @@ describe('scale-out: a run whose queued job Redis lost', () => {
     async () => {
       // No worker for now: the one the previous test started is stopped.
       await firstWorker?.kill('SIGKILL');
-      const base = cluster.apis[0]!.baseUrl!;
-      const response = await fetch(`${base}/api/v1/workspaces/acme/agent-runs`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ systemPrompt: 's', prompt: 'p' }),
-      });
-      assert.equal(response.status, 202);
-      const { runId, streamUrl } = (await response.json()) as { runId: string; streamUrl: string };
+      const { runId, streamUrl } = await createRun();
       // A BullMQ worker of the test's own takes the job and fails it, as a worker does when it cannot
       // even write the run's end: the job sits in BullMQ's failed set and the run has no end.
       const failing = new Worker(
@@ -91,7 +90,7 @@ describe('scale-out: a run whose queued job Redis lost', () => {
       assert.equal(await queue.getJobState(runId), 'failed');
 
       await cluster.startWorker('worker2');
-      const frames = await readAll(`${base}${streamUrl}`, headers);
+      const frames = await readAll(streamUrl, headers);
       assert.equal(frames.at(-1)?.data.type, 'result');
     },
   );
