@@ -11,13 +11,13 @@ import { resolveSecret } from './secret.ts';
 import { migrateToLatest, openStorage, type OpenStorageOptions } from './storage/database.ts';
 import { createRepositories } from './storage/repositories/index.ts';
 import { SecretBox } from './storage/secret-box.ts';
-import { EventLogWriter } from './engine/event-log-writer.ts';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/retry-policy.ts';
-import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/run-executor.ts';
+import { EventLogWriter } from './engine/log/event-log-writer.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/loop/retry-policy.ts';
+import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/lifecycle/run-executor.ts';
 import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
-import { RunService } from './engine/run-service.ts';
-import { SessionService } from './engine/session-service.ts';
-import type { RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
+import { RunService } from './engine/lifecycle/run-service.ts';
+import { SessionService } from './engine/lifecycle/session-service.ts';
+import type { ModelPort, RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
 import { BullmqRunQueue } from './infra/bullmq-queue.ts';
 import { RedisRunEventBus, RedisRunSignals } from './infra/redis-bus.ts';
 import { RedisChannels } from './infra/redis-channels.ts';
@@ -26,9 +26,9 @@ import { RATE_LIMIT_WINDOW_SECONDS } from './domain/rate-limits.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
-import { inThreadModelCaller } from './engine/model-turn.ts';
-import { ModelThreadPool } from './engine/model-threads/model-thread-pool.ts';
-import type { ModelCaller } from './engine/ports.ts';
+import { runToolCatalog } from './tools/run-tools.ts';
+import { inThreadModelPort } from './providers/model-turn.ts';
+import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
@@ -133,7 +133,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     onIdleConnectionError: (error) =>
       options.logger.warn({ err: error }, 'an idle database connection failed; it was dropped from the pool'),
   });
-  let models: ModelCaller | undefined;
+  let models: ModelPort | undefined;
   try {
     const applied = await migrateToLatest(storage);
     if (applied.length > 0) options.logger.info({ migrations: applied }, 'applied database migrations');
@@ -156,7 +156,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       runs: repos.runs,
       toolCalls: repos.toolCalls,
       agents: repos.agents,
-      catalog,
+      resolver: catalog,
+      toolCatalog: runToolCatalog,
       queue,
       signals,
       writer,
@@ -172,7 +173,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         if (options.startModelThreads) pool.start();
         models = pool;
       } else {
-        models = inThreadModelCaller;
+        models = inThreadModelPort;
       }
       const executor = new RunExecutor({
         shutdown: shutdown.signal,
@@ -181,7 +182,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         events: repos.runEvents,
         writer,
         signals,
-        catalog,
+        resolver: catalog,
+        toolCatalog: runToolCatalog,
         models,
         toolCalls: repos.toolCalls,
         checkpoints: repos.checkpoints,
@@ -223,7 +225,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         sessions: new SessionService({
           sessions: repos.sessions,
           agents: repos.agents,
-          catalog,
+          resolver: catalog,
+          toolCatalog: runToolCatalog,
           runs: runService,
         }),
         events: repos.runEvents,

@@ -1,9 +1,5 @@
-/** A tool ref as declared in an agent spec; its kinds and rules are in `tool-ref.ts`. */
-export type ToolRef = { kind: string } & Record<string, unknown>;
-
+import type { ToolRef } from './tool-ref.ts';
 import type { ReasoningLevelInput } from './usage.ts';
-
-export type { ReasoningLevelInput };
 
 /** A persisted workspace agent, run with `agentId`. */
 export interface Agent {

@@ -1,11 +1,37 @@
 /**
+ * Every machine code an error body of the API can carry (`{ error: <code>, message }`);
+ * `http/error-mapping.ts` gives each its HTTP status in one table.
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_model',
+  'unauthorized',
+  'forbidden',
+  'insufficient_scope',
+  'api_keys_plan',
+  'oauth_apps_plan',
+  'not_found',
+  'unknown_tool_use',
+  'conflict',
+  'run_terminal',
+  'session_busy',
+  'session_ended',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limit_exceeded',
+  'internal_error',
+  'storage_unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
  * Domain errors. Storage and the engine throw these; `http/` maps them onto
  * status codes in one table. None of them knows about HTTP.
  */
 export class DomainError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
-  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(message);
     this.name = new.target.name;
     this.code = code;

@@ -45,6 +45,8 @@ export interface ResolvedModel extends CatalogEntry {
   apiKey: string | null;
   /** `platform:<offeringId>` or `provider:<providerRowId>`: which row serves this model. */
   connectionRef: string;
+  /** Whether the model has a reasoning control a `reasoningLevel` maps onto. */
+  reasoningControl: boolean;
 }
 
 export function catalogSlug(provider: string, vendorModelId: string): string {

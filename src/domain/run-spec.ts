@@ -1,5 +1,14 @@
-import type { ReasoningLevelInput, ToolRef } from './agent.ts';
-import type { SessionItem } from './session.ts';
+import type {
+  BudgetsSetting,
+  LoopDetectionSetting,
+  OutputSchemaSetting,
+  PlanSetting,
+  SupervisorSetting,
+  ToolBudgetsSetting,
+} from './run-controls.ts';
+import type { SessionItem } from './session-history.ts';
+import type { ToolRef } from './tool-ref.ts';
+import type { ReasoningEffortLabel, ReasoningLevelInput } from './usage.ts';
 
 export type InlineAttachment = { type: 'input_file'; mimeType: string; filename: string; data: string };
 export type UrlAttachment = { type: 'input_file_url'; url: string; mimeType?: string; filename?: string };
@@ -19,12 +28,12 @@ export interface RunRequest {
   modelId?: string;
   reasoningLevel?: ReasoningLevelInput;
   tools?: ToolRef[];
-  budgets?: { maxToolTurns?: number };
-  outputSchema?: Record<string, unknown>;
-  loopDetection?: false | Record<string, unknown>;
-  toolBudgets?: Record<string, { maxCalls: number }>;
-  supervisor?: boolean | Record<string, unknown>;
-  plan?: boolean | string | Record<string, unknown>;
+  budgets?: BudgetsSetting;
+  outputSchema?: OutputSchemaSetting;
+  loopDetection?: LoopDetectionSetting;
+  toolBudgets?: ToolBudgetsSetting;
+  supervisor?: SupervisorSetting;
+  plan?: PlanSetting;
   metadata?: Record<string, string>;
   prompt?: string;
   messages?: InputMessage[];
@@ -50,6 +59,11 @@ export interface RunSpec extends RunRequest {
     model: RunModel;
     /** 0-100, or null when neither the request nor the agent asked for a level. */
     reasoningLevel: number | null;
+    /**
+     * `model.reasoningEffort` on terminal events: null when no level was asked for or the model has no
+     * reasoning control (omitted then). Absent on runs stored before it: derived from the level.
+     */
+    reasoningEffort?: ReasoningEffortLabel | null;
     tools: ToolRef[];
     localToolTimeoutMs: number;
     /**

@@ -1,26 +1,13 @@
+import type { RunSpec } from './run-spec.ts';
 import type { ModelInfo, TokenUsage } from './usage.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export const TERMINAL_EVENT_TYPES = ['result', 'error', 'cancelled'] as const;
-
-export function isTerminalEventType(type: string): boolean {
-  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
-}
-
-/** One entry of a run's event log; `seq` strictly increases per run. */
-export interface RunEvent {
-  seq: number;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-/** An event as stored and streamed: `data` serialized once, shared by the log and every SSE subscriber. */
-export interface SerializedRunEvent {
-  seq: number;
-  type: string;
-  dataJson: string;
+/** Why a failed run failed, as its snapshot shows it. */
+export interface FailureReason {
+  errorClass: string;
+  finishReason: string | null;
 }
 
 /** What a terminal event records on the run row, in the same transaction as the event. */
@@ -28,7 +15,7 @@ export interface RunOutcome {
   status: RunStatus;
   finalText: string | null;
   error: string | null;
-  failureReason: Record<string, unknown> | null;
+  failureReason: FailureReason | null;
   tokens: TokenUsage;
   turns: number;
   model: ModelInfo;
@@ -49,11 +36,11 @@ export interface Run {
   sessionId: string | null;
   apiKeyId: string | null;
   status: RunStatus;
-  spec: Record<string, unknown>;
+  spec: RunSpec;
   metadata: Record<string, string>;
   finalText: string | null;
   error: string | null;
-  failureReason: Record<string, unknown> | null;
+  failureReason: FailureReason | null;
   tokens: TokenUsage | null;
   turns: number | null;
   model: ModelInfo | null;

@@ -19,3 +19,16 @@ export interface ModelInfo {
   vendorModelId: string;
   reasoningEffort?: ReasoningEffortLabel;
 }
+
+export function zeroUsage(): TokenUsage {
+  return { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 };
+}
+
+export function addUsage(total: TokenUsage, turn: TokenUsage): TokenUsage {
+  return {
+    inputTokens: total.inputTokens + turn.inputTokens,
+    cachedTokens: total.cachedTokens + turn.cachedTokens,
+    reasoningTokens: total.reasoningTokens + turn.reasoningTokens,
+    outputTokens: total.outputTokens + turn.outputTokens,
+  };
+}

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { EventStore, RateCounters, RunEventBus } from '../engine/ports.ts';
-import type { RunService } from '../engine/run-service.ts';
-import type { SessionService } from '../engine/session-service.ts';
+import type { RunService } from '../engine/lifecycle/run-service.ts';
+import type { SessionService } from '../engine/lifecycle/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Repositories } from '../storage/repositories/index.ts';

@@ -1,5 +1,5 @@
 import { agentAllowlist, type Principal } from '../auth/principal.ts';
-import type { RunCredential } from '../engine/agent-access.ts';
+import type { RunCredential } from '../engine/lifecycle/agent-access.ts';
 
 /** What the engine needs to know of the caller to authorize a run. */
 export function runCredential(principal: Principal): RunCredential {

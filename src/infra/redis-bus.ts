@@ -24,7 +24,7 @@ export class RedisRunEventBus implements RunEventBus {
 
   async subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void> {
     const { ready, stop } = this.#channels.listen(`${this.#prefix}:events:${runId}`, (message) => {
-      const { seq, type, frame } = JSON.parse(message) as { seq: number; type: string; frame: string };
+      const { seq, type, frame } = JSON.parse(message) as Omit<PublishedEvent, 'dataJson'>;
       listener({ seq, type, frame, dataJson: '' });
     });
     await ready;

@@ -1,26 +1,5 @@
 import { APICallError, LoadAPIKeyError, RetryError, StreamProviderError } from 'ai';
-
-export type ProviderErrorClass =
-  | 'rate_limit'
-  | 'overloaded'
-  | 'server'
-  | 'context_window'
-  | 'invalid_request'
-  | 'auth'
-  | 'timeout'
-  | 'upstream_deadline'
-  | 'unknown';
-
-/** One failed provider call, in the terms of the spec's terminal `error` event. */
-export interface ProviderFailure {
-  errorClass: ProviderErrorClass;
-  /** The provider's own message (API keys redacted). */
-  message: string;
-  retryable: boolean;
-  apiStatus?: number;
-  apiCode?: string;
-  retryAfterMs?: number;
-}
+import type { ProviderErrorClass, ProviderFailure } from '../engine/ports.ts';
 
 /** What we could read off an error, whichever shape it came in. */
 interface ErrorFacts {

@@ -1,8 +1,11 @@
 import { catalogSlug, type CatalogEntry, type ResolvedModel } from '../domain/model.ts';
 import type { Offering, WorkspaceProvider } from '../domain/offering.ts';
-import type { OfferingRepository } from '../storage/repositories/offering-repository.ts';
-import type { WorkspaceProviderRepository } from '../storage/repositories/workspace-provider-repository.ts';
-import type { SecretBox } from '../storage/secret-box.ts';
+import type {
+  ModelResolver,
+  OfferingSource,
+  SecretOpener,
+  WorkspaceProviderSource,
+} from '../engine/ports.ts';
 import type { BuiltinOffering } from './builtin-offerings.ts';
 import {
   defaultConnection,
@@ -13,12 +16,13 @@ import {
   type ProviderConnections,
 } from './catalog-view.ts';
 import { resolveModelId } from './model-resolver.ts';
+import { hasReasoningControl } from './reasoning.ts';
 
 export interface ModelCatalogDeps {
-  offerings: OfferingRepository;
-  workspaceProviders: WorkspaceProviderRepository;
+  offerings: OfferingSource;
+  workspaceProviders: WorkspaceProviderSource;
   builtin: readonly BuiltinOffering[];
-  secretBox: SecretBox;
+  secretBox: SecretOpener;
 }
 
 /** The models a workspace can use (`GET {ws}/models`) and the resolution of `modelId` values. */
@@ -28,7 +32,7 @@ export interface ModelCatalogDeps {
  */
 const VIEW_TTL_MS = 2000;
 
-export class ModelCatalog {
+export class ModelCatalog implements ModelResolver {
   readonly #deps: ModelCatalogDeps;
   readonly #views = new Map<string, { view: Promise<CatalogView>; expires: number }>();
   constructor(deps: ModelCatalogDeps) {
@@ -56,6 +60,7 @@ export class ModelCatalog {
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey(),
       connectionRef: connection.connectionRef,
+      reasoningControl: hasReasoningControl(connection.api, connection.entry.vendorModelId),
     };
   }
 

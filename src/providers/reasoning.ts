@@ -1,7 +1,7 @@
 import type { JSONValue } from 'ai';
 import { assertNever } from '../domain/assert-never.ts';
 import type { ProviderApi } from '../domain/model.ts';
-import type { ReasoningEffortLabel as ReasoningLabel, ReasoningLevelInput } from '../domain/usage.ts';
+import { reasoningEffortLabel } from '../domain/reasoning-level.ts';
 
 /** The AI SDK's portable `reasoning` call setting (the subset we use). */
 export type SdkReasoning = 'none' | 'low' | 'medium' | 'high';
@@ -19,8 +19,6 @@ export interface ReasoningCallSettings {
   exposesThinking: boolean;
 }
 
-const LEVEL_BY_LABEL: Readonly<Record<ReasoningLabel, number>> = { off: 0, low: 30, medium: 50, high: 80 };
-
 /** Anthropic `budget_tokens` at level 1 and 100. The API minimum is 1024. */
 const ANTHROPIC_MIN_BUDGET = 1024;
 /**
@@ -29,21 +27,6 @@ const ANTHROPIC_MIN_BUDGET = 1024;
  * API rejects `max_tokens <= budget_tokens`.
  */
 const ANTHROPIC_MAX_BUDGET = 24_576;
-
-/** `'off'|'low'|'medium'|'high'` → 0/30/50/80; numbers are rounded and clamped to 0-100. */
-export function normalizeReasoningLevel(input: ReasoningLevelInput): number {
-  if (typeof input === 'string') return LEVEL_BY_LABEL[input];
-  if (!Number.isFinite(input)) return 0;
-  return Math.min(100, Math.max(0, Math.round(input)));
-}
-
-/** 0 off, 1-35 low, 36-65 medium, 66-100 high. */
-export function reasoningEffortLabel(level: number): ReasoningLabel {
-  if (level <= 0) return 'off';
-  if (level <= 35) return 'low';
-  if (level <= 65) return 'medium';
-  return 'high';
-}
 
 /** Anthropic thinking budget for a level in 1-100, linear between the min and max budgets. */
 export function anthropicThinkingBudget(level: number): number {
@@ -66,9 +49,14 @@ export function geminiThinkingControl(vendorModelId: string): 'yes' | 'no' | 'un
   return major > 2 || (major === 2 && minor >= 5) ? 'yes' : 'no';
 }
 
+/** Whether the model has a reasoning control at all (Gemini before 2.5 and Gemma have none). */
+export function hasReasoningControl(api: ProviderApi, vendorModelId: string): boolean {
+  return api !== 'google-generative-ai' || geminiThinkingControl(vendorModelId) !== 'no';
+}
+
 /**
  * Maps a reasoning level onto each provider's own control. Level 0 disables thinking with the
- * lowest setting the model accepts. `undefined` (no level anywhere in the spec) is thinking off
+ * lowest setting the model accepts. `null` (no level anywhere in the spec) is thinking off
  * too, but sent only where it cannot break a model without thinking: OpenAI
  * Responses (the SDK knows which models reason), Gemini 2.5 and later (which think by default);
  * nothing to Anthropic (thinking is off unless asked for) nor to OpenAI-compatible servers, which
@@ -76,10 +64,10 @@ export function geminiThinkingControl(vendorModelId: string): 'yes' | 'no' | 'un
  */
 export function reasoningCallSettings(
   api: ProviderApi,
-  level: number | undefined,
+  level: number | null,
   vendorModelId: string,
 ): ReasoningCallSettings {
-  if (level === undefined) {
+  if (level === null) {
     const sendOff =
       api === 'openai-responses' ||
       api === 'mock' ||

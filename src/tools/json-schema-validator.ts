@@ -1,14 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type { SchemaValidator, SchemaViolation, ValidationOutcome } from '../engine/ports.ts';
 import { linearRegExp } from './linear-regexp.ts';
-
-export interface SchemaViolation {
-  path: string;
-  message: string;
-}
-
-export type ValidationOutcome = { valid: true } | { valid: false; violations: SchemaViolation[] };
 
 const CACHE_LIMIT = 512;
 
@@ -19,7 +13,7 @@ const CACHE_LIMIT = 512;
  * once. A schema Ajv cannot compile accepts every value: its content is the
  * client's, and the provider still sees it.
  */
-export class JsonSchemaValidator {
+export class JsonSchemaValidator implements SchemaValidator {
   readonly #ajv: Ajv2020;
   readonly #cache = new Map<string, ValidateFunction | null>();
 

@@ -17,6 +17,7 @@ import { canonicalFinishReason } from '../../src/providers/finish-reason.ts';
 import { createLanguageModel } from '../../src/providers/language-model.ts';
 import { createMockLanguageModel } from '../../src/providers/mock-model.ts';
 import * as reasoning from '../../src/providers/reasoning.ts';
+import * as reasoningLevel from '../../src/domain/reasoning-level.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
 import type { FakeProviderServer, ScriptedReply } from '../fakes/scripted-reply.ts';
@@ -40,7 +41,11 @@ async function run(model: LanguageModel, { prompt = 'hi', messages, level, api, 
   const settings =
     api === undefined
       ? undefined
-      : reasoning.reasoningCallSettings(api, level, typeof model === 'string' ? model : model.modelId);
+      : reasoning.reasoningCallSettings(
+          api,
+          level ?? null,
+          typeof model === 'string' ? model : model.modelId,
+        );
   const result = streamText({
     model,
     ...(messages ? { messages } : { prompt }),
@@ -75,7 +80,7 @@ function resolved(api: ProviderApi, overrides: Partial<ResolvedModel> = {}): Res
   return {
     ...{ id: `acme/${vendorModelId}`, label: vendorModelId, provider: 'acme', vendorModelId },
     ...{ source: 'workspace_provider', contextWindowTokens: 128_000, pricing: null, api, baseUrl: null },
-    ...{ apiKey: 'sk-test-key-123456', connectionRef: 'provider:p1', ...overrides },
+    ...{ apiKey: 'sk-test-key-123456', connectionRef: 'provider:p1', reasoningControl: true, ...overrides },
   };
 }
 
@@ -414,10 +419,10 @@ describe('canonicalFinishReason', () => {
 describe('reasoning levels', () => {
   test('labels normalize to 0/30/50/80, integers pass through; label boundaries 0/1-35/36-65/66-100', () => {
     assert.deepEqual(
-      (['off', 'low', 'medium', 'high', 0, 7, 100] as const).map(reasoning.normalizeReasoningLevel),
+      (['off', 'low', 'medium', 'high', 0, 7, 100] as const).map(reasoningLevel.normalizeReasoningLevel),
       [0, 30, 50, 80, 0, 7, 100],
     );
-    assert.deepEqual([0, 1, 35, 36, 65, 66, 100].map(reasoning.reasoningEffortLabel), [
+    assert.deepEqual([0, 1, 35, 36, 65, 66, 100].map(reasoningLevel.reasoningEffortLabel), [
       'off',
       'low',
       'low',
@@ -452,7 +457,7 @@ describe('reasoning levels', () => {
 
   test('no level in the spec is thinking off, sent only where no model can reject it', () => {
     const omitted = (api: ProviderApi, vendorModelId: string) =>
-      reasoning.reasoningCallSettings(api, undefined, vendorModelId);
+      reasoning.reasoningCallSettings(api, null, vendorModelId);
     // Where the SDK knows which models reason, or the model family thinks by default: as level 0.
     assert.deepEqual(
       omitted('openai-responses', 'gpt-5'),

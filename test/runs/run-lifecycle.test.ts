@@ -49,7 +49,6 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
       id: 'fakeopenai/fake-model',
       provider: 'fakeopenai',
       vendorModelId: 'fake-model',
-      reasoningEffort: 'off',
     });
     assert.deepEqual(result?.structuredOutput, {
       schemaRequested: false,

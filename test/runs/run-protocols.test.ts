@@ -146,7 +146,7 @@ describe('Anthropic Messages protocol through a run', () => {
     }
   });
 
-  it('level 0 disables thinking; an ephemeral spec without a level sends nothing (off is the default) and reports off', async () => {
+  it('level 0 disables thinking and reports off; an ephemeral spec without a level sends nothing and omits model.reasoningEffort', async () => {
     fixture.fake.enqueue({ thinking: ['hidden'], text: ['x'] }, { thinking: ['hidden'], text: ['x'] });
     const off = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', reasoningLevel: 0 });
     assert.notEqual(lastBody().thinking?.type, 'enabled');
@@ -154,7 +154,8 @@ describe('Anthropic Messages protocol through a run', () => {
     const omitted = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
     assert.equal(lastBody().thinking, undefined);
     assert.ok(!types(omitted.frames).includes('thinking_delta'));
-    assert.equal(omitted.frames.at(-1)?.data.data.model.reasoningEffort, 'off');
+    assert.equal(off.frames.at(-1)?.data.data.model.reasoningEffort, 'off');
+    assert.equal('reasoningEffort' in (omitted.frames.at(-1)?.data.data.model ?? {}), false);
   });
 
   it('usage: cached and reasoning tokens are reported in their buckets', async () => {
@@ -197,13 +198,13 @@ describe('OpenAI-compatible Chat Completions protocol through a run', () => {
     );
   });
 
-  it('without a level no reasoning_effort is sent (servers differ in accepting it) and the label is off', async () => {
+  it('without a level no reasoning_effort is sent (servers differ in accepting it) and model.reasoningEffort is omitted', async () => {
     fixture.fake.enqueue({ thinking: ['pondering'], text: ['done'] });
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
     const body = fixture.fake.requests.at(-1)?.body as Record<string, unknown>;
     assert.equal('reasoning_effort' in body, false);
     assert.deepEqual(types(frames), ['assistant_delta', 'assistant_message', 'result']);
-    assert.equal(frames.at(-1)?.data.data.model.reasoningEffort, 'off');
+    assert.equal('reasoningEffort' in (frames.at(-1)?.data.data.model ?? {}), false);
   });
 
   it('the system prompt is sent as the first system message', async () => {

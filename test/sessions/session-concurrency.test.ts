@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Session } from '../../src/domain/session.ts';
-import type { RunCredential } from '../../src/engine/agent-access.ts';
-import { SessionService } from '../../src/engine/session-service.ts';
+import type { RunCredential } from '../../src/engine/lifecycle/agent-access.ts';
+import { SessionService } from '../../src/engine/lifecycle/session-service.ts';
 import { SessionRepository } from '../../src/storage/repositories/session-repository.ts';
+import { runToolCatalog } from '../../src/tools/run-tools.ts';
 import { readAll } from '../support/sse-client.ts';
 import {
   eventually,
@@ -162,7 +163,13 @@ describe('session races, with one real read paused to force the interleaving', (
     fixture = await startSessionFixture('anthropic-messages');
     const { repos, catalog, storage, engine } = fixture.server.service.resources;
     repository = new PausableSessionRepository(storage.db);
-    service = new SessionService({ sessions: repository, agents: repos.agents, catalog, runs: engine.runs });
+    service = new SessionService({
+      sessions: repository,
+      agents: repos.agents,
+      resolver: catalog,
+      toolCatalog: runToolCatalog,
+      runs: engine.runs,
+    });
     const workspace = await repos.workspaces.findBySlug(fixture.slug);
     credential = { workspaceId: workspace?.id ?? '', apiKeyId: null, agentAllowlist: [] };
   });
@@ -205,7 +212,8 @@ describe('session races, with one real read paused to force the interleaving', (
     const gated = new SessionService({
       sessions: repository,
       agents: fixture.server.service.resources.repos.agents,
-      catalog: fixture.server.service.resources.catalog,
+      resolver: fixture.server.service.resources.catalog,
+      toolCatalog: runToolCatalog,
       runs: gatedRuns,
     });
     const message = gated.message(credential, sessionId, { prompt: 'in flight' });

@@ -2,10 +2,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ConflictError } from '../../src/domain/errors.ts';
+import type { RunEventType } from '../../src/domain/run-events.ts';
+import type { RunSpec } from '../../src/domain/run-spec.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { SecretBox } from '../../src/storage/secret-box.ts';
 import { PreparedQuery, type Param } from '../../src/storage/prepared-query.ts';
 import { ENGINES, openTestStorage } from '../support/engines.ts';
+
+/** A stored run's spec: these tests read and write rows, nothing executes it. */
+const TEST_SPEC: RunSpec = {
+  prompt: 'hi',
+  effective: {
+    systemPrompt: 'You are terse.',
+    model: { ref: 'platform:off_test', id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
+    reasoningLevel: null,
+    tools: [],
+    localToolTimeoutMs: 300_000,
+  },
+};
 
 for (const engine of ENGINES) {
   describe(`storage on ${engine}`, () => {
@@ -32,7 +46,7 @@ for (const engine of ENGINES) {
         agentId: null,
         sessionId: null,
         apiKeyId: null,
-        spec: {},
+        spec: TEST_SPEC,
         metadata: {},
       });
 
@@ -145,10 +159,10 @@ for (const engine of ENGINES) {
         agentId: null,
         sessionId: null,
         apiKeyId: null,
-        spec: { systemPrompt: 's' },
+        spec: { ...TEST_SPEC, systemPrompt: 's' },
         metadata: { a: 'b' },
       });
-      const event = (seq: number, type: string, data: unknown) => ({
+      const event = (seq: number, type: RunEventType, data: unknown) => ({
         seq,
         type,
         dataJson: JSON.stringify(data),
@@ -222,7 +236,7 @@ for (const engine of ENGINES) {
       const events = (count: number, tag: string) =>
         Array.from({ length: count }, (_, index) => ({
           seq: index + 1,
-          type: 'assistant_delta',
+          type: 'assistant_delta' as const,
           dataJson: JSON.stringify({ text: `${tag}${index + 1}` }),
         }));
       await repos.runEvents.append([
@@ -304,7 +318,7 @@ for (const engine of ENGINES) {
       assert.equal(first?.attempt, 1);
       assert.equal(second?.attempt, 2);
       assert.equal(second?.run.status, 'running');
-      const event = (seq: number) => ({ seq, type: 'assistant_delta', dataJson: '{"text":"x"}' });
+      const event = (seq: number) => ({ seq, type: 'assistant_delta' as const, dataJson: '{"text":"x"}' });
       const fenced = await repos.runEvents.append([
         { runId: run.id, events: [event(1)], attempt: 1 },
         { runId: other.id, events: [event(1)] },

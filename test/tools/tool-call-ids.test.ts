@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ModelMessage } from 'ai';
-import type { CompletedTurn } from '../../src/engine/model-turn.ts';
-import { withUniqueToolCallIds } from '../../src/engine/tool-call-ids.ts';
-import { zeroUsage } from '../../src/engine/token-usage.ts';
+import { zeroUsage } from '../../src/domain/usage.ts';
+import type { CompletedTurn } from '../../src/engine/ports.ts';
+import { withUniqueToolCallIds } from '../../src/engine/loop/tool-call-ids.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import { postToolResult, WEATHER_TOOL } from './tool-support.ts';
 

@@ -7,7 +7,6 @@ import type { InputMessage, RunSpec } from '../../domain/run-spec.ts';
  * event is written). Inline attachment bytes are replaced by their size.
  */
 export function runSnapshot(run: Run) {
-  const spec = run.spec as unknown as RunSpec;
   return {
     runId: run.id,
     status: run.status,
@@ -17,7 +16,7 @@ export function runSnapshot(run: Run) {
     updatedAt: run.updatedAt,
     endedAt: run.endedAt,
     cancelRequested: run.cancelRequestedAt !== null,
-    spec: withoutAttachmentBytes(spec),
+    spec: withoutAttachmentBytes(run.spec),
     metadata: run.metadata,
     finalText: run.finalText,
     error: run.error,

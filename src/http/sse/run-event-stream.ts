@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { isTerminalEventType, type SerializedRunEvent } from '../../domain/run.ts';
+import { isTerminalEventType, type SerializedRunEvent } from '../../domain/run-events.ts';
 import type { EventStore, PublishedEvent, RunEventBus } from '../../engine/ports.ts';
-import { sseFrame } from '../../engine/sse-frame.ts';
+import { sseFrame } from '../../engine/log/sse-frame.ts';
 
 export interface RunEventStreamOptions {
   store: EventStore;

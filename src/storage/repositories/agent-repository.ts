@@ -1,5 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Agent, ReasoningLevelInput, ToolRef } from '../../domain/agent.ts';
+import type { Agent } from '../../domain/agent.ts';
+import type { ToolRef } from '../../domain/tool-ref.ts';
+import type { AgentStore } from '../../engine/ports.ts';
+import type { ReasoningLevelInput } from '../../domain/usage.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
@@ -8,7 +11,7 @@ import { isUniqueViolation } from '../unique-violation.ts';
 
 export type NewAgent = Omit<Agent, 'id' | 'createdAt' | 'updatedAt'>;
 
-export class AgentRepository {
+export class AgentRepository implements AgentStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -2,15 +2,10 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../json-column.ts';
 import { fencedRuns } from './attempt-fence.ts';
 import type { Database } from '../schema.ts';
-
-export interface StoredCheckpoint<T> {
-  /** The last seq of the run's log when the checkpoint was taken. */
-  seq: number;
-  state: T;
-}
+import type { CheckpointStore, StoredCheckpoint } from '../../engine/ports.ts';
 
 /** One checkpoint per run, replaced at each tool-round boundary. */
-export class RunCheckpointRepository {
+export class RunCheckpointRepository implements CheckpointStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

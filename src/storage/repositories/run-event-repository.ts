@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EventBatch, EventStore } from '../../engine/ports.ts';
-import type { SerializedRunEvent } from '../../domain/run.ts';
+import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import { nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import { fencedRuns } from './attempt-fence.ts';
@@ -137,7 +137,8 @@ export class RunEventRepository implements EventStore {
   /** Events with `seq > afterSeq`, in order, at most `limit`. */
   async readAfter(runId: string, afterSeq: number, limit = 1000): Promise<SerializedRunEvent[]> {
     const { rows } = await this.#readAfter.execute(this.#db, { runId, afterSeq, limit });
-    return rows.map((row) => ({ seq: row.seq, type: row.type, dataJson: row.data }));
+    // The log holds only events the engine appended, each of a type of the union.
+    return rows.map((row) => ({ seq: row.seq, type: row.type as RunEventType, dataJson: row.data }));
   }
 
   /** The highest seq written for the run, 0 when its log is empty. */

@@ -1,24 +1,16 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type { Run, RunState, RunStatus } from '../../domain/run.ts';
+import type { FailureReason, Run, RunState, RunStatus } from '../../domain/run.ts';
+import type { RunSpec } from '../../domain/run-spec.ts';
+import type { NewRun, RunStore } from '../../engine/ports.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import type { Database, RunsTable } from '../schema.ts';
 
-export interface NewRun {
-  id?: string;
-  workspaceId: string;
-  agentId: string | null;
-  sessionId: string | null;
-  apiKeyId: string | null;
-  spec: Record<string, unknown>;
-  metadata: Record<string, string>;
-}
-
 type RunRow = Selectable<RunsTable>;
 
-export class RunRepository {
+export class RunRepository implements RunStore {
   readonly #db: Kysely<Database>;
   // The statements every run goes through, compiled once (see PreparedQuery).
   readonly #insert: PreparedQuery<keyof RunRow, unknown>;
@@ -162,11 +154,11 @@ function toRun(row: Selectable<RunsTable>): Run {
     sessionId: row.session_id,
     apiKeyId: row.api_key_id,
     status: row.status as RunStatus,
-    spec: fromJson<Record<string, unknown>>(row.spec),
+    spec: fromJson<RunSpec>(row.spec),
     metadata: fromJson<Record<string, string>>(row.metadata),
     finalText: row.final_text,
     error: row.error,
-    failureReason: fromNullableJson<Record<string, unknown>>(row.failure_reason),
+    failureReason: fromNullableJson<FailureReason>(row.failure_reason),
     tokens: fromNullableJson<TokenUsage>(row.tokens),
     turns: row.turns,
     model: fromNullableJson<ModelInfo>(row.model),

@@ -1,33 +1,13 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type {
-  AttachmentMetadata,
-  RetainedToolPair,
-  Session,
-  SessionItem,
-  SessionMessage,
-  SessionSpec,
-  SessionStatus,
-} from '../../domain/session.ts';
+import type { AttachmentMetadata, RetainedToolPair, SessionItem } from '../../domain/session-history.ts';
+import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
+import type { NewSession, SessionListQuery, SessionStore } from '../../engine/ports.ts';
 import { extendSessionSummary } from '../../domain/session-summary.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, SessionsTable } from '../schema.ts';
 
-export interface NewSession {
-  workspaceId: string;
-  apiKeyId: string | null;
-  spec: SessionSpec;
-  metadata: Record<string, string>;
-}
-
-export interface SessionListQuery {
-  metadata: ReadonlyArray<{ key: string; value: string }>;
-  status?: SessionStatus;
-  limit: number;
-  offset: number;
-}
-
-export class SessionRepository {
+export class SessionRepository implements SessionStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

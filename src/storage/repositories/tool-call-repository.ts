@@ -1,16 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ClientToolResult, ToolCallRecord, ToolCallStatus } from '../../domain/tool-call.ts';
 import { fromNullableJson, nowIso, toJson } from '../json-column.ts';
+import type { NewToolCall, ToolCallStore } from '../../engine/ports.ts';
 import type { Database, ToolCallsTable } from '../schema.ts';
 
-export interface NewToolCall {
-  toolUseId: string;
-  name: string;
-  kind: string;
-}
-
 /** Pending client tool calls and their answers; the row is what makes an answer count exactly once. */
-export class ToolCallRepository {
+export class ToolCallRepository implements ToolCallStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -1,11 +1,6 @@
-import { isJsonObject, type ClientTool } from '../client-tool.ts';
-
-export interface A2aLocalToolRef {
-  kind: 'a2a_local';
-  name: string;
-  description?: string;
-  agentCard: Record<string, unknown>;
-}
+import { isJsonObject } from '../../domain/json-object.ts';
+import type { A2aLocalToolRef } from '../../domain/tool-ref.ts';
+import type { RunTool } from '../../engine/ports.ts';
 
 const SKILLS_IN_DESCRIPTION = 12;
 
@@ -22,7 +17,7 @@ export const A2A_MESSAGE_SCHEMA: Readonly<Record<string, unknown>> = Object.free
  * fetches the card or talks to the peer; it builds the description from the
  * card's name, description and first 12 skills, and echoes the whole card.
  */
-export function a2aLocalTool(ref: A2aLocalToolRef): ClientTool {
+export function a2aLocalTool(ref: A2aLocalToolRef): RunTool {
   return {
     kind: 'a2a_local',
     name: ref.name,

@@ -1,18 +1,9 @@
-import { objectInputSchema, objectRootSchema, type ClientTool } from '../client-tool.ts';
+import type { LocalToolRef } from '../../domain/tool-ref.ts';
+import type { RunTool } from '../../engine/ports.ts';
+import { objectInputSchema, objectRootSchema } from '../object-schema.ts';
 
 export const LONG_RUNNING_HINT =
   'This is a long-running operation: if it already returned an intermediate or pending status, do not call it again.';
-
-export interface LocalToolRef {
-  kind: 'local';
-  name: string;
-  description?: string;
-  parameters?: unknown;
-  outputSchema?: unknown;
-  longRunning?: boolean;
-  readOnly?: boolean;
-  retain?: boolean;
-}
 
 /**
  * `local`: the client's own function. A non-object `parameters` root becomes
@@ -20,7 +11,7 @@ export interface LocalToolRef {
  * here take no per-tool response schema, so a present `outputSchema` becomes a
  * description hint and results are validated host-side.
  */
-export function localTool(ref: LocalToolRef): ClientTool {
+export function localTool(ref: LocalToolRef): RunTool {
   const outputSchema = objectRootSchema(ref.outputSchema);
   const hints = [
     ref.longRunning ? LONG_RUNNING_HINT : undefined,

@@ -1,23 +1,13 @@
-import { objectInputSchema, type ClientTool } from '../client-tool.ts';
-
-export interface McpLocalToolRef {
-  kind: 'mcp_local';
-  name: string;
-  serverInfo?: Record<string, unknown>;
-  tools: Array<
-    { name: string; description?: string; inputSchema?: unknown; annotations?: unknown } & Record<
-      string,
-      unknown
-    >
-  >;
-}
+import type { McpLocalToolRef } from '../../domain/tool-ref.ts';
+import type { RunTool } from '../../engine/ports.ts';
+import { objectInputSchema } from '../object-schema.ts';
 
 /**
  * `mcp_local`: an MCP server only the client can reach. Each listed tool is
  * exposed under its own name (no prefix), with its `inputSchema` forwarded
  * verbatim; an empty or missing schema means a tool without arguments.
  */
-export function mcpLocalTools(ref: McpLocalToolRef): ClientTool[] {
+export function mcpLocalTools(ref: McpLocalToolRef): RunTool[] {
   return ref.tools.map((tool) => ({
     kind: 'mcp_local',
     name: tool.name,

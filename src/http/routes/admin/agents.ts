@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ToolRef } from '../../../domain/agent.ts';
+import type { ToolRef } from '../../../domain/tool-ref.ts';
 import { InvalidRequestError } from '../../../domain/errors.ts';
 import { slugify } from '../../../domain/slug.ts';
 import { parseInput } from '../../parse.ts';
@@ -66,8 +66,7 @@ export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppRe
  * Tool refs as lists show them: header names without their values (they typically hold the remote
  * server's credentials), as the workspace tools list does.
  */
-function withHeaderNamesOnly(ref: ToolRef): ToolRef {
-  const { headers } = ref;
-  if (headers === null || typeof headers !== 'object') return ref;
-  return { ...ref, headers: Object.keys(headers) };
+function withHeaderNamesOnly(ref: ToolRef): Record<string, unknown> {
+  if (!('headers' in ref) || ref.headers === undefined) return { ...ref };
+  return { ...ref, headers: Object.keys(ref.headers) };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Session, SessionMessage, SessionSpec } from '../../../domain/session.ts';
-import type { SessionMessageRequest } from '../../../engine/session-service.ts';
+import type { SessionMessageRequest } from '../../../engine/lifecycle/session-service.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';

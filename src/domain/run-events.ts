@@ -1,0 +1,196 @@
+import type { ClientToolKind } from './tool-ref.ts';
+import type { ModelInfo, TokenUsage } from './usage.ts';
+
+/**
+ * The run events of the spec's Events section: one payload type per event
+ * type. The emitter, the event log, SSE and the replay all speak this union.
+ */
+
+/** The usage triple every terminal event carries. */
+export interface UsageTriple {
+  tokens: TokenUsage;
+  turns: number;
+  model: ModelInfo;
+}
+
+export interface StructuredOutputReport {
+  schemaRequested: boolean;
+  schemaEnforced: boolean;
+  enforcementMechanism: 'native_schema' | 'synthetic_tool' | 'none';
+  unconstrainedFallbackOccurred: boolean;
+}
+
+export interface ToolCallSummary {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface AssistantMessageData {
+  text: string;
+  /** 0-based tool-turn index. */
+  turn: number;
+  finishReason: string | null;
+  toolCalls?: ToolCallSummary[];
+}
+
+export interface LocalToolCallData {
+  toolUseId: string;
+  name: string;
+  args: Record<string, unknown>;
+  kind: ClientToolKind;
+  /** `a2a_local`: the card echoed from the spec. */
+  agentCard?: Record<string, unknown>;
+  /** `mcp_local`: the server label, the tool's name, the spec's serverInfo and the tool's annotations. */
+  mcpServer?: string;
+  mcpToolName?: string;
+  mcpServerInfo?: Record<string, unknown>;
+  annotations?: unknown;
+}
+
+export interface FileMetadata {
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+export type LocalToolResultInData =
+  | { toolUseId: string; output: string; isError: true }
+  | { toolUseId: string; output: string; files?: FileMetadata[] };
+
+export interface ToolCallData {
+  toolUseId: string;
+  name: string;
+  input: unknown;
+}
+
+export type ToolResultData = { toolUseId: string; name: string } & (
+  { ok: boolean; summary: string } | { result: string }
+);
+
+export interface StoredFileMetadata extends FileMetadata {
+  /** Object-store key, not a public URL. */
+  storageKey?: string;
+  /** Public HTTPS URL. */
+  url?: string;
+}
+
+export interface ToolFilesData {
+  name: string;
+  files: StoredFileMetadata[];
+}
+
+export interface LoopDetectedData {
+  consecutiveCount: number;
+  hardCutoff: boolean;
+  tools: string[];
+}
+
+export interface ToolBudgetExceededData {
+  tool: string;
+  maxCalls: number;
+  /** 1-based attempt count, always above `maxCalls`. */
+  callIndex: number;
+}
+
+export interface SupervisorData {
+  action: 'on_track' | 'redirect' | 'finalize';
+  reason: string;
+  redirect?: string;
+  llmCalls: number;
+  phase?: 'turn_boundary' | 'reasoning';
+  model?: { id: string; provider: string; vendorModelId: string };
+}
+
+export type PlanStepStatus = 'pending' | 'in_progress' | 'done' | 'blocked' | 'skipped';
+
+export interface PlanSnapshot {
+  v: 2;
+  planId: string;
+  revision: number;
+  mode: string;
+  brief: string;
+  steps: Array<{ id: string; title: string; status: PlanStepStatus }>;
+}
+
+export interface TaskPlanData extends Omit<PlanSnapshot, 'v'> {
+  v: 2;
+  source: string;
+  transition: { kind: string; stepId: string | null };
+  transitionIndex: number;
+  transitionCount: number;
+  plan: PlanSnapshot;
+}
+
+export type ResultSubtype = 'success' | 'error_local_tool_timeout';
+
+export interface ResultData extends UsageTriple {
+  subtype: ResultSubtype;
+  text: string;
+  /** The message, on failure subtypes. */
+  error?: string;
+  /** Plan-only runs. */
+  plan?: { brief: string; steps: Array<{ title: string; status: PlanStepStatus }> };
+  structuredOutput: StructuredOutputReport;
+}
+
+export interface ErrorData extends UsageTriple {
+  error: string;
+  code: string;
+  errorClass?: string;
+  finishReason: string | null;
+  partialText?: string;
+  retryable?: boolean;
+  apiStatus?: number;
+  apiCode?: string;
+  structuredOutput: StructuredOutputReport;
+}
+
+export interface CancelledData extends UsageTriple {
+  reason?: string;
+}
+
+/** Payload per event type. */
+export interface RunEventData {
+  assistant_delta: { text: string };
+  thinking_delta: { text: string };
+  assistant_message: AssistantMessageData;
+  tool_call: ToolCallData;
+  tool_result: ToolResultData;
+  tool_files: ToolFilesData;
+  local_tool_call: LocalToolCallData;
+  local_tool_result_in: LocalToolResultInData;
+  loop_detected: LoopDetectedData;
+  tool_budget_exceeded: ToolBudgetExceededData;
+  supervisor: SupervisorData;
+  task_plan: TaskPlanData;
+  result: ResultData;
+  error: ErrorData;
+  cancelled: CancelledData;
+}
+
+export type RunEventType = keyof RunEventData;
+
+export type RunEventOf<T extends RunEventType> = { type: T; data: RunEventData[T] };
+
+/** Any run event: `type` discriminates `data`. */
+export type RunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
+
+export const TERMINAL_EVENT_TYPES = [
+  'result',
+  'error',
+  'cancelled',
+] as const satisfies readonly RunEventType[];
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+export type TerminalRunEvent = Extract<RunEvent, { type: TerminalEventType }>;
+
+export function isTerminalEventType(type: string): type is TerminalEventType {
+  return type === 'result' || type === 'error' || type === 'cancelled';
+}
+
+/** An event as stored and streamed: `data` serialized once, shared by the log and every SSE subscriber. */
+export interface SerializedRunEvent {
+  seq: number;
+  type: RunEventType;
+  dataJson: string;
+}

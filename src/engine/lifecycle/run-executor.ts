@@ -1,0 +1,222 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Run } from '../../domain/run.ts';
+import { isTerminalEventType } from '../../domain/run-events.ts';
+import type { RetainedToolPair } from '../../domain/session-history.ts';
+import { controlPipelineFor } from '../controls/run-controls.ts';
+import type { EventLogWriter } from '../log/event-log-writer.ts';
+import { RunEmitter } from '../log/run-emitter.ts';
+import { EventLogFailure, RunCancelled, ServiceShutdown } from '../loop/abort-reasons.ts';
+import { backoffDelayMs, type RetryPolicy } from '../loop/retry-policy.ts';
+import { sessionTurnItems } from '../loop/session-turns.ts';
+import { errorBeforeAnyTurn, type TerminalEvent } from '../loop/terminal-events.ts';
+import { TurnLoop, type TurnLoopDeps } from '../loop/turn-loop.ts';
+import type { EventStore, RunJob, RunJobOutcome, RunSignals, RunStore, SessionRunEnd } from '../ports.ts';
+import { FRESH_START, loopStartFromLog } from '../takeover/loop-start.ts';
+
+export interface RunExecutorDeps extends TurnLoopDeps {
+  runs: RunStore;
+  events: EventStore;
+  writer: EventLogWriter;
+  signals: RunSignals;
+  logger: Logger;
+  /** Aborted when the process stops: runs in progress are handed over (or left for a restart). */
+  shutdown: AbortSignal;
+  /**
+   * Check every write against the run's attempt. Needed only where several workers can hold a run
+   * (scale-out); the embedded service has one worker, and the check would cost a query per commit.
+   */
+  fenceWrites: boolean;
+  /** Retries of a run whose execution failed outside the agent (storage, signals), before giving up. */
+  executionRetry: RetryPolicy;
+  /**
+   * Where signals can be lost (Redis pub/sub), how often a running run also reads its stored cancel
+   * request; undefined where every signal arrives (in-process).
+   */
+  cancelCheckMs: number | undefined;
+}
+
+/** A run that failed outside the agent is taken up again, like a takeover, for about a minute and a half. */
+export const DEFAULT_EXECUTION_RETRY: RetryPolicy = { maxRetries: 7, baseDelayMs: 1000, maxDelayMs: 30_000 };
+
+/**
+ * The worker's job handler. It claims the run with a new attempt number (the
+ * fencing token on all its writes), continues it from its log if another
+ * worker started it, and ends it with exactly one terminal event, unless the
+ * process stops first (the run is handed over) or a newer attempt took it.
+ */
+export class RunExecutor {
+  readonly #deps: RunExecutorDeps;
+  constructor(deps: RunExecutorDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Runs the job to its end. A failure outside the agent (the database or Redis unreachable for a
+   * moment) takes the run up again after a backoff, from its log, as a takeover would; when retries
+   * run out the run ends with a retryable `worker_error`, so that no run is left without an end.
+   */
+  async execute(job: RunJob): Promise<RunJobOutcome> {
+    const { shutdown, executionRetry, logger } = this.#deps;
+    for (let retry = 0; ; retry += 1) {
+      try {
+        return await this.#executeOnce(job);
+      } catch (error) {
+        if (shutdown.aborted) return 'handed_over';
+        // Events of the failed try still queued behind a failed commit are dropped; the next try
+        // continues from the log.
+        await this.#deps.writer.recover(job.runId);
+        if (retry >= executionRetry.maxRetries) {
+          logger.error({ runId: job.runId, err: error }, 'running the run failed; giving up');
+          await this.#abandon(job.runId);
+          return 'done';
+        }
+        logger.error({ runId: job.runId, err: error, retry: retry + 1 }, 'running the run failed; retrying');
+        await sleep(backoffDelayMs(executionRetry, retry), undefined, { signal: shutdown }).catch(
+          () => undefined,
+        );
+        if (shutdown.aborted) return 'handed_over';
+      }
+    }
+  }
+
+  /** Ends a run that could not be carried on with a retryable error after its last durable event. */
+  async #abandon(runId: string): Promise<void> {
+    const claimed = await this.#deps.runs.claimAttempt(runId);
+    if (!claimed) return;
+    const { run, attempt } = claimed;
+    const emitter = new RunEmitter(
+      this.#deps.writer,
+      run.id,
+      await this.#deps.events.lastSeq(run.id),
+      () => undefined,
+      this.#deps.fenceWrites ? attempt : undefined,
+    );
+    await endWithWorkerError(emitter, run, 'the worker could not carry on the run; create it again');
+  }
+
+  async #executeOnce(job: RunJob): Promise<RunJobOutcome> {
+    const { runs, events, writer, signals, logger } = this.#deps;
+
+    // `abort` stops model calls for any reason; `stop` only for reasons that also end tool waits.
+    const abort = new AbortController();
+    const stop = new AbortController();
+    const halt = (reason: Error) => {
+      if (!abort.signal.aborted) abort.abort(reason);
+      if (!stop.signal.aborted) stop.abort(reason);
+    };
+    const stopListening = await signals.listen(job.runId, (signal) => {
+      if (signal.kind === 'cancel' && !abort.signal.aborted) abort.abort(new RunCancelled());
+    });
+    const onShutdown = () => halt(new ServiceShutdown());
+    let cancelCheck: NodeJS.Timeout | undefined;
+    this.#deps.shutdown.addEventListener('abort', onShutdown, { once: true });
+    try {
+      // Claimed after listening: a cancel is either signalled to us or already in the row we get back.
+      const claimed = await runs.claimAttempt(job.runId);
+      if (!claimed) return 'done';
+      const { run, attempt } = claimed;
+      if (run.cancelRequestedAt) abort.abort(new RunCancelled());
+      else cancelCheck = this.#checkCancelRequest(run, abort);
+      // The first attempt finds an empty log: nobody else could have written to it.
+      const lastSeq = attempt === 1 ? 0 : await events.lastSeq(run.id);
+      logger.info({ runId: run.id, attempt, resumingAfterSeq: lastSeq }, 'run started');
+      const emitter = new RunEmitter(
+        writer,
+        run.id,
+        lastSeq,
+        (error) => halt(new EventLogFailure(error)),
+        this.#deps.fenceWrites ? attempt : undefined,
+      );
+      const start = lastSeq > 0 ? await loopStartFromLog(this.#deps, run.id) : FRESH_START;
+      if (!start) {
+        await endWithWorkerError(
+          emitter,
+          run,
+          'the run was interrupted and could not be resumed; create it again',
+        );
+        return 'done';
+      }
+
+      const loop = new TurnLoop(
+        this.#deps,
+        run,
+        controlPipelineFor(run.spec),
+        emitter,
+        { abort: abort.signal, stop: stop.signal },
+        start,
+      );
+      const terminal = await loop.execute();
+      if (abort.signal.reason instanceof ServiceShutdown) {
+        logger.info({ runId: run.id, attempt }, 'run handed over');
+        return 'handed_over';
+      }
+      if (emitter.fencedOut) return 'done';
+      const readLastSeq = () => events.lastSeq(run.id);
+      if (emitter.failure !== undefined) await emitter.resync(readLastSeq);
+      const session = sessionEnd(run, terminal, loop.retained);
+      try {
+        await emitter.end(terminal, session);
+      } catch (error) {
+        if (emitter.fencedOut) return 'done';
+        // Renumber after what the log really holds and write the terminal event once more, unless
+        // the failure was only reported and the commit did write it.
+        logger.error({ runId: run.id, err: error }, 'writing the terminal event failed; retrying');
+        await emitter.resync(readLastSeq);
+        if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) return 'done';
+        await emitter.end(terminal, session);
+      }
+      return 'done';
+    } finally {
+      clearInterval(cancelCheck);
+      stopListening();
+      this.#deps.shutdown.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  /** Reads the run's stored cancel request every `cancelCheckMs`, for a cancel signal that got lost. */
+  #checkCancelRequest(run: Run, abort: AbortController): NodeJS.Timeout | undefined {
+    const { cancelCheckMs, runs, logger } = this.#deps;
+    if (cancelCheckMs === undefined) return undefined;
+    const timer = setInterval(() => {
+      runs.findState(run.workspaceId, run.id).then(
+        (state) => {
+          if (state?.cancelRequestedAt && !abort.signal.aborted) abort.abort(new RunCancelled());
+        },
+        (error: unknown) => logger.warn({ runId: run.id, err: error }, 'reading the cancel request failed'),
+      );
+    }, cancelCheckMs);
+    timer.unref();
+    return timer;
+  }
+}
+
+async function endsWithTerminalEvent(events: EventStore, runId: string, lastSeq: number): Promise<boolean> {
+  if (lastSeq === 0) return false;
+  const [last] = await events.readAfter(runId, lastSeq - 1, 1);
+  return last !== undefined && isTerminalEventType(last.type);
+}
+
+/** A session run's end: a success appends its turns; anything else only frees the session. */
+export function sessionEnd(
+  run: Run,
+  terminal: TerminalEvent,
+  retained: readonly RetainedToolPair[],
+): SessionRunEnd | undefined {
+  if (!run.sessionId) return undefined;
+  const succeeded = terminal.type === 'result' && terminal.data.subtype === 'success';
+  return {
+    sessionId: run.sessionId,
+    runId: run.id,
+    append: succeeded ? sessionTurnItems(run.spec, retained, terminal.outcome.finalText ?? '') : null,
+  };
+}
+
+/**
+ * Ends a run that cannot be carried on (a log that cannot be continued, storage failing for good)
+ * with an error the client can retry, after its last durable event.
+ */
+async function endWithWorkerError(emitter: RunEmitter, run: Run, message: string): Promise<void> {
+  const terminal = errorBeforeAnyTurn({ message, code: 'worker_error', retryable: true }, run.spec);
+  await emitter.end(terminal, sessionEnd(run, terminal, []));
+}

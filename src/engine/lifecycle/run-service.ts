@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import { NotFoundError } from '../../domain/errors.ts';
+import type { Run, RunState } from '../../domain/run.ts';
+import type { RunRequest, RunSpec, SessionHistoryRef } from '../../domain/run-spec.ts';
+import type { ClientToolResult } from '../../domain/tool-call.ts';
+import type { EventLogWriter } from '../log/event-log-writer.ts';
+import { errorBeforeAnyTurn } from '../loop/terminal-events.ts';
+import type { AgentStore, RunQueue, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import { authorizeAgent, type RunCredential } from './agent-access.ts';
+import { buildRunSpec, type RunSpecSources } from './run-spec-builder.ts';
+import { acceptToolResult, type IntakeOutcome } from './tool-result-intake.ts';
+
+export interface RunServiceDeps extends RunSpecSources {
+  runs: RunStore;
+  toolCalls: ToolCallStore;
+  agents: AgentStore;
+  queue: RunQueue;
+  signals: RunSignals;
+  writer: EventLogWriter;
+  logger: Logger;
+}
+
+/** A message run of a session: its id is reserved on the session before the run exists. */
+export interface SessionRunContext {
+  sessionId: string;
+  runId: string;
+  history: SessionHistoryRef;
+}
+
+/** The API side of runs: create and enqueue, cancel, read. Execution happens in the worker. */
+export class RunService {
+  readonly #deps: RunServiceDeps;
+  constructor(deps: RunServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async create(credential: RunCredential, request: RunRequest, session?: SessionRunContext): Promise<Run> {
+    const { runs, agents, queue, logger } = this.#deps;
+    const agent = await authorizeAgent(agents, credential, request.agentId);
+    const spec = await buildRunSpec(this.#deps, credential.workspaceId, request, agent, session?.history);
+    const run = await runs.create({
+      ...(session && { id: session.runId }),
+      workspaceId: credential.workspaceId,
+      agentId: agent?.id ?? null,
+      sessionId: session?.sessionId ?? null,
+      apiKeyId: credential.apiKeyId,
+      spec,
+      metadata: request.metadata ?? {},
+    });
+    try {
+      await queue.enqueue({ runId: run.id });
+    } catch (error) {
+      logger.error({ runId: run.id, err: error }, 'queueing the run failed');
+      await this.#failUnqueued(run, spec);
+    }
+    return run;
+  }
+
+  /**
+   * Idempotent: records the request and signals the owner; an ended run is left as it is. The
+   * stored request is what counts: an owner the signal misses finds it by its periodic check.
+   */
+  async cancel(workspaceId: string, runId: string): Promise<RunState> {
+    const run = await this.state(workspaceId, runId);
+    if (run.endedAt !== null) return run;
+    await this.#deps.runs.requestCancel(run.id);
+    await this.#deps.signals
+      .send(run.id, { kind: 'cancel' })
+      .catch((error: unknown) =>
+        this.#deps.logger.warn({ runId: run.id, err: error }, 'cancel signal not sent'),
+      );
+    return run;
+  }
+
+  /** The client's answer to a pending local tool call (any replica may take it). */
+  submitToolResult(
+    workspaceId: string,
+    runId: string,
+    toolUseId: string,
+    answer: ClientToolResult,
+  ): Promise<IntakeOutcome> {
+    return acceptToolResult(this.#deps, workspaceId, runId, toolUseId, answer);
+  }
+
+  /** Whether the run exists in the workspace, and where it stands (404 `Run not found` otherwise). */
+  async state(workspaceId: string, runId: string): Promise<RunState> {
+    const run = await this.#deps.runs.findState(workspaceId, runId);
+    if (!run) throw new NotFoundError('Run not found');
+    return run;
+  }
+
+  async get(workspaceId: string, runId: string): Promise<Run> {
+    const run = await this.#deps.runs.findById(workspaceId, runId);
+    if (!run) throw new NotFoundError('Run not found');
+    return run;
+  }
+
+  /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */
+  async #failUnqueued(run: Run, spec: RunSpec): Promise<void> {
+    const terminal = errorBeforeAnyTurn(
+      { message: 'the run could not be queued; create it again', code: 'queue_error', retryable: true },
+      spec,
+    );
+    const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;
+    const { type, data } = terminal;
+    await this.#deps.writer.append(run.id, 1, type, data, {
+      outcome: terminal.outcome,
+      ...(session && { session }),
+    });
+  }
+}

@@ -1,0 +1,157 @@
+import { DomainError, InvalidRequestError, NotFoundError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { metadataLimitViolations } from '../../domain/metadata.ts';
+import type { Run } from '../../domain/run.ts';
+import type { InputMessage, RunRequest } from '../../domain/run-spec.ts';
+import type { Session, SessionMessage, SessionSpec } from '../../domain/session.ts';
+import { withoutUndefined } from '../../domain/without-undefined.ts';
+import type { AgentStore, SessionListQuery, SessionStore } from '../ports.ts';
+import { authorizeAgent, type RunCredential } from './agent-access.ts';
+import type { RunService } from './run-service.ts';
+import { buildRunSpec, mergeTools, type RunSpecSources } from './run-spec-builder.ts';
+
+export class SessionConflictError extends DomainError {
+  constructor(code: 'session_busy' | 'session_ended', message: string) {
+    super(code, message);
+  }
+}
+
+/** What a message request may carry: the input, refreshed tool definitions and one-run overrides. */
+export type SessionMessageRequest = Pick<
+  RunRequest,
+  | 'prompt'
+  | 'messages'
+  | 'tools'
+  | 'reasoningLevel'
+  | 'outputSchema'
+  | 'loopDetection'
+  | 'toolBudgets'
+  | 'supervisor'
+  | 'plan'
+  | 'metadata'
+  | 'localToolTimeoutMs'
+>;
+
+export interface SessionServiceDeps extends RunSpecSources {
+  sessions: SessionStore;
+  agents: AgentStore;
+  runs: RunService;
+}
+
+/** Sessions: defaults held for message runs, the conversation those runs extend, listing and replay. */
+export class SessionService {
+  readonly #deps: SessionServiceDeps;
+  constructor(deps: SessionServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Validates the spec as a run would (agent access, model, tools) and stores it as the session's defaults. */
+  async create(credential: RunCredential, spec: SessionSpec): Promise<Session> {
+    const agent = await authorizeAgent(this.#deps.agents, credential, spec.agentId);
+    await buildRunSpec(this.#deps, credential.workspaceId, spec, agent);
+    const { metadata, ...defaults } = spec;
+    return this.#deps.sessions.create({
+      workspaceId: credential.workspaceId,
+      apiKeyId: credential.apiKeyId,
+      spec: defaults,
+      metadata: metadata ?? {},
+    });
+  }
+
+  /**
+   * A message run: the session's defaults with this message's overrides (for
+   * this run only; an override cannot unset a default), the session's
+   * conversation replayed before the input. One run at a time per session: a
+   * second message while one is in flight is refused with `409 session_busy`.
+   */
+  async message(credential: RunCredential, sessionId: string, message: SessionMessageRequest): Promise<Run> {
+    const session = await this.get(credential.workspaceId, sessionId);
+    if (session.status === 'ended') {
+      throw new SessionConflictError(
+        'session_ended',
+        'the session has ended; create a new session to continue',
+      );
+    }
+    const { metadata, tools, ...overrides } = withoutUndefined(message);
+    const request: RunRequest = {
+      ...session.spec,
+      ...overrides,
+      tools: mergeTools(session.spec.tools ?? [], tools ?? []),
+      metadata: { ...session.metadata, ...metadata },
+    };
+    assertRunnable(request);
+    const [violation] = metadataLimitViolations(request.metadata ?? {});
+    if (violation !== undefined) {
+      throw new InvalidRequestError(
+        `metadata: the session's metadata merged with this message's ${violation}`,
+      );
+    }
+    const runId = newId('run');
+    if (!(await this.#deps.sessions.claimForRun(session.id, runId))) {
+      const current = await this.get(credential.workspaceId, sessionId);
+      if (current.status === 'ended') {
+        throw new SessionConflictError(
+          'session_ended',
+          'the session has ended; create a new session to continue',
+        );
+      }
+      throw new SessionConflictError(
+        'session_busy',
+        `run ${current.activeRunId ?? ''} is still in progress on this session: wait for its terminal event (or cancel it), then send the message`,
+      );
+    }
+    let run: Run;
+    try {
+      // Read after the claim: the previous run has released the session, so its turns are all in.
+      const history = { sessionId: session.id, items: await this.#deps.sessions.historyLength(session.id) };
+      run = await this.#deps.runs.create(credential, request, { sessionId: session.id, runId, history });
+    } catch (error) {
+      await this.#deps.sessions.releaseRun(session.id, runId);
+      throw error;
+    }
+    // A DELETE that landed between the claim and the run's creation could not cancel it yet.
+    if ((await this.get(credential.workspaceId, sessionId)).status === 'ended') {
+      await this.#deps.runs.cancel(credential.workspaceId, run.id);
+    }
+    return run;
+  }
+
+  async get(workspaceId: string, sessionId: string): Promise<Session> {
+    const session = await this.#deps.sessions.findById(workspaceId, sessionId);
+    if (!session) throw new NotFoundError('Session not found');
+    return session;
+  }
+
+  list(workspaceId: string, query: SessionListQuery) {
+    return this.#deps.sessions.list(workspaceId, query);
+  }
+
+  async replay(
+    workspaceId: string,
+    sessionId: string,
+    last?: number,
+  ): Promise<{ session: Session; messages: SessionMessage[] }> {
+    const session = await this.get(workspaceId, sessionId);
+    return { session, messages: await this.#deps.sessions.messages(session.id, last) };
+  }
+
+  /** Ends the session and cancels its in-flight run; ending an ended session changes nothing. */
+  async end(workspaceId: string, sessionId: string): Promise<Session> {
+    const ended = await this.#deps.sessions.end(workspaceId, sessionId);
+    if (!ended) throw new NotFoundError('Session not found');
+    if (ended.activeRunId)
+      await this.#deps.runs.cancel(workspaceId, ended.activeRunId).catch(() => undefined);
+    return this.get(workspaceId, sessionId);
+  }
+}
+
+function assertRunnable(request: RunRequest): void {
+  const hasSystemMessage = (request.messages ?? []).some(
+    (message: InputMessage) => message.role === 'system' && message.content.trim() !== '',
+  );
+  if (!request.agentId && !request.systemPrompt?.trim() && !hasSystemMessage) {
+    throw new InvalidRequestError(
+      'systemPrompt: the session has no agentId or systemPrompt, so the message needs a non-empty system message',
+    );
+  }
+}

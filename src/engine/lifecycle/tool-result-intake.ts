@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import { DomainError, NotFoundError } from '../../domain/errors.ts';
+import type { ClientToolResult } from '../../domain/tool-call.ts';
+import type { RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+
+export class UnknownToolUseError extends DomainError {
+  constructor(toolUseId: string) {
+    super(
+      'unknown_tool_use',
+      `no pending local tool call '${toolUseId}' on this run (unknown, or already answered)`,
+    );
+  }
+}
+
+export class RunTerminalError extends DomainError {
+  constructor() {
+    super('run_terminal', 'the run has already produced its terminal event; the result was dropped');
+  }
+}
+
+export type IntakeOutcome = 'accepted' | 'ignored_after_cancel';
+
+/**
+ * Accepts a client's answer to a pending call on any replica: the answer is
+ * stored (once per call) before the request is acknowledged, then the owner is
+ * signalled. After a cancellation an answer to a pending call still counts and
+ * any other is accepted and ignored; after any other terminal event it is refused.
+ */
+export async function acceptToolResult(
+  deps: { runs: RunStore; toolCalls: ToolCallStore; signals: RunSignals; logger: Logger },
+  workspaceId: string,
+  runId: string,
+  toolUseId: string,
+  answer: ClientToolResult,
+): Promise<IntakeOutcome> {
+  const run = await deps.runs.findState(workspaceId, runId);
+  if (!run) throw new NotFoundError('Run not found');
+  if (run.endedAt !== null) {
+    if (run.status === 'cancelled') return 'ignored_after_cancel';
+    throw new RunTerminalError();
+  }
+  if (await deps.toolCalls.answer(run.id, toolUseId, answer)) {
+    // The answer is stored: a notice that does not get through only leaves it to the owner's
+    // periodic re-read, and the client must not be told to send again what is already accepted.
+    await deps.signals
+      .send(run.id, { kind: 'tool_result', toolUseId })
+      .catch((error: unknown) =>
+        deps.logger.warn({ runId: run.id, toolUseId, err: error }, 'tool-result notice not sent'),
+      );
+    return 'accepted';
+  }
+  // Once cancelled, a result that answers no pending call is accepted and ignored, as after the end.
+  if (run.cancelRequestedAt !== null) return 'ignored_after_cancel';
+  const call = await deps.toolCalls.findOne(run.id, toolUseId);
+  if (call?.status === 'timed_out') throw new RunTerminalError();
+  throw new UnknownToolUseError(toolUseId);
+}

@@ -1,0 +1,149 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { ModelTurnError, type CompletedTurn, type ModelCall, type ModelPort } from '../ports.ts';
+import type { RunEmitter } from '../log/run-emitter.ts';
+import { ReplayedPrefix } from '../takeover/replayed-prefix.ts';
+import type { ControlPipeline } from './control-pipeline.ts';
+import { InterruptedModelCall } from './interrupted-model-call.ts';
+import { ModelCallAbort } from './model-call-abort.ts';
+import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
+import type { EmitEvent } from './run-control.ts';
+import type { UsageTally } from './usage-tally.ts';
+
+export interface ModelTurnCallerDeps {
+  models: ModelPort;
+  retryPolicy: RetryPolicy;
+  logger: Logger;
+}
+
+export interface TurnCallRun {
+  runId: string;
+  emitter: RunEmitter;
+  emit: EmitEvent;
+  tally: UsageTally;
+  pipeline: ControlPipeline;
+  /** Aborted on cancel, shutdown or an event-log failure: no further call or retry starts. */
+  abort: AbortSignal;
+  /** Aborted on shutdown or an event-log failure only: stops the call in flight. */
+  stop: AbortSignal;
+  /** What a takeover's interrupted turn already streamed: handed to the first call only. */
+  replayed: { text: string; thinking: string };
+  /** Ends a turn that broke off with the text it streamed (its `assistant_message`). */
+  endTurnWithPartialText(turn: number, text: string): void;
+}
+
+/** A turn's model call: completed, or ended mid-stream by a control (the loop goes on to the next turn). */
+export type TurnCallResult =
+  { kind: 'completed'; completed: CompletedTurn } | { kind: 'cut_by_control'; partialText: string };
+
+/**
+ * One turn's model call: deltas streamed as events, usage counted, retried on
+ * rate limits, overload and server errors while no output was sent.
+ */
+export class ModelTurnCaller {
+  readonly #deps: ModelTurnCallerDeps;
+  readonly #run: TurnCallRun;
+
+  constructor(deps: ModelTurnCallerDeps, run: TurnCallRun) {
+    this.#deps = deps;
+    this.#run = run;
+  }
+
+  /** The text a takeover's interrupted turn streamed, taken when no call will regenerate it (a cancel). */
+  takeReplayedText(): string {
+    const { text } = this.#run.replayed;
+    this.#run.replayed = { text: '', thinking: '' };
+    return text;
+  }
+
+  async call(request: ModelCall, turn: number): Promise<TurnCallResult> {
+    const run = this.#run;
+    // A takeover's interrupted turn: what the client already has of it. A retried call had no
+    // output, so the next call skips the same prefix.
+    const sentThinking = new ReplayedPrefix(run.replayed.thinking);
+    const replayedText = this.takeReplayedText();
+    const sentText = new ReplayedPrefix(replayedText);
+    for (let retry = 0; ; retry++) {
+      // The model's text in this attempt: the partial reply if the attempt breaks off.
+      let streamedText = '';
+      const abort = new ModelCallAbort(run.stop, run.abort);
+      const onThinking = this.#reasoningWatch(turn, abort);
+      try {
+        const completed = await this.#deps.models.call(request, abort.signal, {
+          onText: (text) => {
+            abort.answered();
+            streamedText += text;
+            onThinking?.spanEnded();
+            const unsent = sentText.unsent(text);
+            if (unsent !== '') run.emitter.emit('assistant_delta', { text: unsent });
+          },
+          onThinking: (text) => {
+            abort.answered();
+            onThinking?.thought(text);
+            const unsent = sentThinking.unsent(text);
+            if (unsent !== '') run.emitter.emit('thinking_delta', { text: unsent });
+          },
+        });
+        run.tally.countCompleted(completed.usage, completed.text);
+        return { kind: 'completed', completed };
+      } catch (error) {
+        if (!(error instanceof ModelTurnError)) {
+          if (run.stop.aborted) throw error;
+          // Abandoned on cancel before it answered, cut by a control, or broken off outside the
+          // provider (its model thread stopped): the invocation still counts.
+          run.tally.countFailed();
+          const partialText = streamedText || replayedText;
+          if (abort.cutByControl) return { kind: 'cut_by_control', partialText };
+          if (abort.signal.aborted) throw error;
+          // The text already streamed ends the turn, as when a provider stream fails.
+          run.endTurnWithPartialText(turn, partialText);
+          throw new InterruptedModelCall(partialText, error);
+        }
+        const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
+        if (delay === undefined) {
+          run.tally.countFailed();
+          if (error.partialText !== '' || replayedText === '') {
+            run.endTurnWithPartialText(turn, error.partialText);
+            throw error;
+          }
+          // Failed before any output: the text the client has of this turn is what it streamed before.
+          run.endTurnWithPartialText(turn, replayedText);
+          throw new ModelTurnError(error.failure, replayedText, true);
+        }
+        this.#deps.logger.info(
+          { runId: run.runId, errorClass: error.failure.errorClass, retry: retry + 1, delayMs: delay },
+          'retrying model call',
+        );
+        await sleep(delay, undefined, { signal: run.abort }).catch(() => {
+          if (run.abort.aborted) throw run.abort.reason;
+        });
+      } finally {
+        abort.dispose();
+      }
+    }
+  }
+
+  /** Reasoning progress for the controls that watch it (none: no per-delta work). */
+  #reasoningWatch(turn: number, abort: ModelCallAbort) {
+    const { pipeline, emit } = this.#run;
+    if (!pipeline.watchesReasoning) return undefined;
+    let chars = 0;
+    let spanStart = 0;
+    return {
+      thought: (text: string) => {
+        if (chars === 0) spanStart = Date.now();
+        chars += text.length;
+        const verdict = pipeline.onReasoning({ turn, chars, ms: Date.now() - spanStart, emit });
+        if (verdict === 'abort') abort.cut();
+        else if (verdict !== 'continue')
+          void verdict.then(
+            (later) => later === 'abort' && abort.cut(),
+            () => {},
+          );
+      },
+      spanEnded: () => {
+        chars = 0;
+      },
+    };
+  }
+}

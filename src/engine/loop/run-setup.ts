@@ -1,0 +1,79 @@
+import type { Run } from '../../domain/run.ts';
+import type {
+  ModelResolver,
+  RunSignals,
+  SchemaValidator,
+  SessionStore,
+  ToolCallStore,
+  ToolCatalog,
+} from '../ports.ts';
+import type { RunEmitter } from '../log/run-emitter.ts';
+import { eventKey, type LoggedRound } from '../takeover/resume-point.ts';
+import { ClientToolExecutor } from '../tools/client-executor.ts';
+import { hostToolExecutor } from '../tools/host-executor.ts';
+import type { ToolExecutors } from '../tools/tool-executor.ts';
+import type { RoundTools } from '../tools/tool-round.ts';
+import type { ControlPipeline } from './control-pipeline.ts';
+import { initialConversation } from './conversation.ts';
+import { modelToolDefinitions, type RunModelSetup } from './model-request.ts';
+import type { EmitEvent } from './run-control.ts';
+
+export interface RunSetupDeps {
+  resolver: ModelResolver;
+  toolCatalog: ToolCatalog;
+  validator: SchemaValidator;
+  /** A session run's history, read by reference when the run starts. */
+  sessionHistory: Pick<SessionStore, 'history'>;
+  toolCalls: ToolCallStore;
+  signals: RunSignals;
+}
+
+/** What a run's turns share, resolved when its execution starts. */
+export interface RunSetup {
+  model: RunModelSetup;
+  executors: ToolExecutors;
+  roundTools(offeredHostTools: readonly string[]): RoundTools;
+}
+
+/**
+ * Resolves the run's model again (its connection may have changed since
+ * creation), its tools, and the conversation it starts from (a session run
+ * reads its history now, by reference).
+ */
+export async function setUpRun(deps: RunSetupDeps, run: Run, pipeline: ControlPipeline): Promise<RunSetup> {
+  const { spec } = run;
+  const { effective } = spec;
+  const declared = deps.toolCatalog.resolve(effective.tools);
+  const model = await deps.resolver.resolve(run.workspaceId, effective.model.ref);
+  const history = effective.sessionHistory
+    ? await deps.sessionHistory.history(effective.sessionHistory.sessionId, effective.sessionHistory.items)
+    : (effective.history ?? []);
+  const conversation = initialConversation(spec, history);
+  return {
+    model: {
+      model,
+      instructions: conversation.instructions,
+      input: conversation.messages,
+      tools: modelToolDefinitions(declared),
+      reasoningLevel: effective.reasoningLevel,
+    },
+    executors: {
+      client: new ClientToolExecutor(deps, effective.localToolTimeoutMs),
+      host: hostToolExecutor,
+    },
+    roundTools: (offeredHostTools) => ({ declared, pipeline, validator: deps.validator, offeredHostTools }),
+  };
+}
+
+/**
+ * How the loop emits control events. Continuing a round a takeover found pending, an event the log
+ * already holds after the checkpoint is not emitted again.
+ */
+export function roundEmitter(emitter: RunEmitter, logged?: LoggedRound): EmitEvent {
+  if (!logged || logged.announced.size === 0) return (event) => emitter.emit(event.type, event.data);
+  return (event) => {
+    if (!logged.announced.has(eventKey(event.type, JSON.stringify(event.data)))) {
+      emitter.emit(event.type, event.data);
+    }
+  };
+}

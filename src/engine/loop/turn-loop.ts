@@ -1,0 +1,242 @@
+import type { ModelMessage } from 'ai';
+import type { Logger } from 'pino';
+import type { Run } from '../../domain/run.ts';
+import type { AssistantMessageData } from '../../domain/run-events.ts';
+import type { RetainedToolPair } from '../../domain/session-history.ts';
+import type { CheckpointStore } from '../ports.ts';
+import type { RunEmitter } from '../log/run-emitter.ts';
+import { assistantMessageData, type RunCheckpointState } from '../takeover/run-checkpoint.ts';
+import type { LoopStart } from '../takeover/loop-start.ts';
+import { planRound, runRound, type RoundOutcome, type RoundPlan } from '../tools/tool-round.ts';
+import type { LoggedRound } from '../takeover/resume-point.ts';
+import { RunCancelled } from './abort-reasons.ts';
+import type { ControlPipeline } from './control-pipeline.ts';
+import { isUnexpectedStop, terminalEventFor, type LoopOutcome } from './loop-outcome.ts';
+import { ModelTurnCaller, type ModelTurnCallerDeps } from './model-turn-caller.ts';
+import { turnRequest } from './model-request.ts';
+import { roundEmitter, setUpRun, type RunSetup, type RunSetupDeps } from './run-setup.ts';
+import { modelInfoOf, structuredOutputOf, type TerminalEvent } from './terminal-events.ts';
+import { withUniqueToolCallIds } from './tool-call-ids.ts';
+import { UsageTally } from './usage-tally.ts';
+
+export interface TurnLoopDeps extends ModelTurnCallerDeps, RunSetupDeps {
+  checkpoints: CheckpointStore;
+  logger: Logger;
+}
+
+export interface TurnLoopSignals {
+  /** Aborted on cancel, shutdown or an event-log failure: no further model turn starts. */
+  abort: AbortSignal;
+  /**
+   * Aborted on shutdown or an event-log failure only: stops the model call in flight and tool
+   * waits. A cancelled run finishes its current turn and waits for its pending tool calls.
+   */
+  stop: AbortSignal;
+}
+
+/**
+ * One run's turn loop, owned by the worker executing it: build the request,
+ * call the model, hand each tool call to the executor of its kind, append the
+ * results, repeat or finish; exactly one terminal event at the end. Run
+ * controls shape it through the pipeline; the loop names none of them.
+ */
+export class TurnLoop {
+  readonly #deps: TurnLoopDeps;
+  readonly #run: Run;
+  readonly #emitter: RunEmitter;
+  readonly #signals: TurnLoopSignals;
+  readonly #start: LoopStart;
+  readonly #pipeline: ControlPipeline;
+  readonly #tally: UsageTally;
+  readonly #caller: ModelTurnCaller;
+  #history: ModelMessage[];
+  #retained: RetainedToolPair[];
+
+  constructor(
+    deps: TurnLoopDeps,
+    run: Run,
+    pipeline: ControlPipeline,
+    emitter: RunEmitter,
+    signals: TurnLoopSignals,
+    start: LoopStart,
+  ) {
+    this.#deps = deps;
+    this.#run = run;
+    this.#emitter = emitter;
+    this.#signals = signals;
+    this.#start = start;
+    this.#pipeline = pipeline;
+    this.#pipeline.restore(start.controls);
+    this.#tally = new UsageTally(modelInfoOf(run.spec.effective), start.tally);
+    this.#history = [...start.history];
+    this.#retained = [...start.retained];
+    this.#caller = new ModelTurnCaller(deps, {
+      runId: run.id,
+      emitter,
+      emit: roundEmitter(emitter),
+      tally: this.#tally,
+      pipeline: this.#pipeline,
+      abort: signals.abort,
+      stop: signals.stop,
+      replayed: start.replayed,
+      endTurnWithPartialText: (turn, text) => this.#endTurnWithPartialText(turn, text),
+    });
+  }
+
+  /** Retained local tool results of this run, for its session. */
+  get retained(): readonly RetainedToolPair[] {
+    return this.#retained;
+  }
+
+  /** Runs the loop to its end and returns the terminal event to write (never throws). */
+  async execute(): Promise<TerminalEvent> {
+    const outcome = await this.#loop().catch((error: unknown): LoopOutcome => ({ kind: 'stopped', error }));
+    const cancelled = this.#signals.abort.reason instanceof RunCancelled;
+    if (outcome.kind === 'stopped' && !cancelled && isUnexpectedStop(outcome.error)) {
+      this.#deps.logger.error({ runId: this.#run.id, err: outcome.error }, 'run failed unexpectedly');
+    }
+    return terminalEventFor(outcome, this.#tally.tally, {
+      cancelled,
+      structuredOutput: structuredOutputOf(this.#run.spec),
+    });
+  }
+
+  async #loop(): Promise<LoopOutcome> {
+    const start = this.#start;
+    // A cancel that came while no worker held the run still lets the pending round take the answers
+    // already given (pending calls are fulfilled before the final event), and a turn cut short ends
+    // with what the client has of it; the loop stops after that.
+    if (!(start.resumed && this.#signals.abort.reason instanceof RunCancelled)) this.#throwIfAborted();
+    const setup = await setUpRun(this.#deps, this.#run, this.#pipeline);
+    let turn = 0;
+    const pending = start.pendingRound;
+    if (pending) {
+      // Taken over at its last tool round: the round's calls are not published again, and its
+      // assistant_message is sent only if the log lacks it.
+      if (pending.assistantMessageSent) this.#tally.noteAssistantMessage(pending.assistantMessage);
+      else this.#sendAssistantMessage(pending.assistantMessage);
+      const plan = pending.plan
+        ? { turn: pending.turn, calls: pending.plan }
+        : planRound(pending.turn, pending.toolCalls, setup.roundTools(pending.offeredHostTools ?? []));
+      const outcome = await this.#round(setup, plan, pending.offeredHostTools ?? [], pending.logged);
+      if (outcome) return outcome;
+      turn = pending.turn + 1;
+    }
+
+    for (; ; turn++) {
+      if (this.#signals.abort.reason instanceof RunCancelled) {
+        // A turn a takeover found cut short ends with what the client has of it, as a turn
+        // answering when the cancel came would.
+        this.#endTurnWithPartialText(turn, this.#caller.takeReplayedText());
+      }
+      this.#throwIfAborted();
+      const emit = roundEmitter(this.#emitter);
+      const adjustments = await this.#pipeline.beforeTurn({ turn, emit });
+      if (adjustments.messages) this.#history.push(...adjustments.messages);
+      const request = turnRequest(setup.model, this.#history, adjustments, this.#pipeline);
+      const result = await this.#caller.call(request.call, turn);
+      if (result.kind === 'cut_by_control') {
+        this.#endTurnWithPartialText(turn, result.partialText);
+        continue;
+      }
+      const completed = withUniqueToolCallIds(result.completed, request.call.messages);
+      const assistantMessage = assistantMessageData(turn, completed);
+      if (this.#signals.abort.aborted) {
+        // Cancelled during the turn: the runner stops between turns, so the turn ends as it came
+        // and neither its tool calls nor another turn follow.
+        this.#sendAssistantMessage(assistantMessage);
+        this.#throwIfAborted();
+      }
+      if (
+        completed.toolCalls.length > 0 &&
+        request.toolsCallable &&
+        completed.finishReason !== 'max_tokens'
+      ) {
+        const offered = adjustments.offerHostTools ?? [];
+        const plan = planRound(turn, completed.toolCalls, setup.roundTools(offered));
+        this.#history.push(...completed.responseMessages);
+        // Taken before the assistant_message goes out, so a takeover knows whether to send it.
+        await this.#checkpoint({
+          messages: this.#history,
+          ...this.#tally.state,
+          retained: this.#retained,
+          controls: this.#pipeline.snapshot(),
+          pendingRound: {
+            turn,
+            toolCalls: completed.toolCalls,
+            assistantMessage,
+            plan: plan.calls,
+            ...(offered.length > 0 && { offeredHostTools: offered }),
+          },
+        });
+        this.#sendAssistantMessage(assistantMessage);
+        const outcome = await this.#round(setup, plan, offered);
+        if (outcome) return outcome;
+        continue;
+      }
+      // A final turn's assistant_message and the terminal event commit together (same loop turn).
+      this.#sendAssistantMessage(assistantMessage);
+      if (completed.finishReason === 'max_tokens') return { kind: 'truncated', text: completed.text };
+      const { text, finishReason } = completed;
+      const verdict = await this.#pipeline.beforeFinish({ turn, text, finishReason, emit });
+      if (verdict === 'accept') return { kind: 'completed', text };
+      this.#history.push(...completed.responseMessages, ...verdict.continueWith);
+    }
+  }
+
+  /** Runs a planned round and adds its results to the conversation; an outcome when the run ends there. */
+  async #round(
+    setup: RunSetup,
+    plan: RoundPlan,
+    offered: readonly string[],
+    logged?: LoggedRound,
+  ): Promise<LoopOutcome | undefined> {
+    const emit = roundEmitter(this.#emitter, logged);
+    const outcome: RoundOutcome = await runRound(plan, {
+      runId: this.#run.id,
+      turn: plan.turn,
+      emitter: this.#emitter,
+      emit,
+      stop: this.#signals.stop,
+      cancel: this.#signals.abort,
+      tools: setup.roundTools(offered),
+      executors: setup.executors,
+      ...(logged && { logged }),
+    });
+    if (outcome.kind === 'timed_out') {
+      this.#throwIfAborted();
+      return { kind: 'tool_timeout', call: outcome.call, timeoutMs: outcome.timeoutMs };
+    }
+    this.#history.push(outcome.message);
+    this.#retained.push(...outcome.retained);
+    await this.#pipeline.afterRound({ turn: plan.turn, calls: outcome.summary, emit });
+    return undefined;
+  }
+
+  /** Stored once the turn's events are durable, so the checkpoint never runs ahead of the log. */
+  async #checkpoint(state: RunCheckpointState): Promise<void> {
+    await this.#emitter.durable();
+    const { lastSeq, attempt } = this.#emitter;
+    if (!(await this.#deps.checkpoints.save(this.#run.id, lastSeq, state, attempt))) {
+      // A newer attempt owns the run: its checkpoint stands, and this worker stops.
+      this.#emitter.fencedOutElsewhere();
+      this.#throwIfAborted();
+    }
+  }
+
+  /** A turn that broke off: the text it streamed, if any, is its assistant_message (no finish reason). */
+  #endTurnWithPartialText(turn: number, text: string): void {
+    if (text === '') return;
+    this.#tally.noteText(text);
+    this.#sendAssistantMessage(assistantMessageData(turn, { text, finishReason: null, toolCalls: [] }));
+  }
+
+  #sendAssistantMessage(data: AssistantMessageData): void {
+    this.#tally.noteAssistantMessage(data);
+    this.#emitter.emit('assistant_message', data);
+  }
+
+  #throwIfAborted(): void {
+    if (this.#signals.abort.aborted) throw this.#signals.abort.reason;
+  }
+}

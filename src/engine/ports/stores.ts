@@ -1,0 +1,135 @@
+import type { Agent } from '../../domain/agent.ts';
+import type { Offering, WorkspaceProvider } from '../../domain/offering.ts';
+import type { Run, RunOutcome, RunState } from '../../domain/run.ts';
+import type { RunSpec } from '../../domain/run-spec.ts';
+import type { SerializedRunEvent } from '../../domain/run-events.ts';
+import type { SessionItem } from '../../domain/session-history.ts';
+import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
+import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
+import type { ToolKind } from '../../domain/tool-ref.ts';
+
+/** What storage must offer the engine. Each is implemented by one repository in `storage/`. */
+
+export interface NewRun {
+  id?: string;
+  workspaceId: string;
+  agentId: string | null;
+  sessionId: string | null;
+  apiKeyId: string | null;
+  spec: RunSpec;
+  metadata: Record<string, string>;
+}
+
+export interface RunStore {
+  create(input: NewRun): Promise<Run>;
+  findById(workspaceId: string, id: string): Promise<Run | undefined>;
+  /** Status only: no spec, metadata or usage to read and parse. */
+  findState(workspaceId: string, id: string): Promise<RunState | undefined>;
+  /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
+  claimAttempt(id: string): Promise<{ run: Run; attempt: number } | undefined>;
+  /** Records a cancellation request (the stored flag); the first request's time is kept. */
+  requestCancel(id: string): Promise<void>;
+}
+
+export interface NewToolCall {
+  toolUseId: string;
+  name: string;
+  kind: ToolKind;
+}
+
+/** Calls awaiting a client's answer: a row per call, answered at most once. */
+export interface ToolCallStore {
+  insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void>;
+  /** Stores the answer of a pending call; false when the call is unknown or no longer pending. */
+  answer(runId: string, toolUseId: string, result: ClientToolResult): Promise<boolean>;
+  /** Marks the calls still pending as timed out. */
+  expire(runId: string, toolUseIds: readonly string[]): Promise<void>;
+  find(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]>;
+  findOne(runId: string, toolUseId: string): Promise<ToolCallRecord | undefined>;
+}
+
+export interface StoredCheckpoint<T> {
+  /** The last seq of the run's log when the checkpoint was taken. */
+  seq: number;
+  state: T;
+}
+
+/** One checkpoint per run, replaced at each tool-round boundary. */
+export interface CheckpointStore {
+  /** Replaces the checkpoint; with `attempt`, only while that attempt owns the run (false: fenced out). */
+  save(runId: string, seq: number, state: unknown, attempt?: number): Promise<boolean>;
+  load<T>(runId: string): Promise<StoredCheckpoint<T> | undefined>;
+}
+
+export interface AgentStore {
+  findById(workspaceId: string, id: string): Promise<Agent | undefined>;
+}
+
+/** How a session-scoped run's end changes its session: append its turns (on success) or just free the session. */
+export interface SessionRunEnd {
+  sessionId: string;
+  runId: string;
+  append: SessionItem[] | null;
+}
+
+export interface NewSession {
+  workspaceId: string;
+  apiKeyId: string | null;
+  spec: SessionSpec;
+  metadata: Record<string, string>;
+}
+
+export interface SessionListQuery {
+  metadata: ReadonlyArray<{ key: string; value: string }>;
+  status?: SessionStatus;
+  limit: number;
+  offset: number;
+}
+
+export interface SessionStore {
+  create(input: NewSession): Promise<Session>;
+  findById(workspaceId: string, id: string): Promise<Session | undefined>;
+  list(workspaceId: string, query: SessionListQuery): Promise<{ total: number; sessions: Session[] }>;
+  /** Makes `runId` the session's one run in flight; false when another run holds it or it has ended. */
+  claimForRun(sessionId: string, runId: string): Promise<boolean>;
+  releaseRun(sessionId: string, runId: string): Promise<void>;
+  end(workspaceId: string, id: string): Promise<{ activeRunId: string | null } | undefined>;
+  historyLength(sessionId: string): Promise<number>;
+  /** The first `items` items of the session's conversation (all when omitted). */
+  history(sessionId: string, items?: number): Promise<SessionItem[]>;
+  messages(sessionId: string, last?: number): Promise<SessionMessage[]>;
+}
+
+/** Events of one run to append, with the run's outcome when the batch holds its terminal event. */
+export interface EventBatch {
+  runId: string;
+  events: readonly SerializedRunEvent[];
+  outcome?: RunOutcome;
+  /** Written in the same transaction as the terminal event. */
+  session?: SessionRunEnd;
+  /** The writer's attempt: the batch is refused if another attempt has taken the run since. */
+  attempt?: number;
+}
+
+/** The durable event log. */
+export interface EventStore {
+  /** Commits the batches in one transaction, except those fenced out; returns the fenced runs. */
+  append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>>;
+  readAfter(runId: string, afterSeq: number, limit?: number): Promise<SerializedRunEvent[]>;
+  lastSeq(runId: string): Promise<number>;
+}
+
+/** Where the model catalog reads the platform's offerings. */
+export interface OfferingSource {
+  list(): Promise<Offering[]>;
+}
+
+/** Where the model catalog reads a workspace's own providers. */
+export interface WorkspaceProviderSource {
+  listByWorkspace(workspaceId: string): Promise<WorkspaceProvider[]>;
+}
+
+/** Opens provider keys sealed at rest. */
+export interface SecretOpener {
+  open(sealed: string): string;
+}

@@ -1,0 +1,58 @@
+import type { ModelMessage } from 'ai';
+import type { RetainedToolPair } from '../../domain/session-history.ts';
+import type { CheckpointStore, EventStore } from '../ports.ts';
+import type { ControlStates } from '../loop/control-pipeline.ts';
+import { EMPTY_TALLY, type TallyState } from '../loop/usage-tally.ts';
+import type { PendingRound, RunCheckpointState } from './run-checkpoint.ts';
+import { resumePointOf, type LoggedRound } from './resume-point.ts';
+
+/** Where a run's turn loop starts: from scratch, or where its log and checkpoint leave it. */
+export interface LoopStart {
+  /** The conversation after the initial input. */
+  history: ModelMessage[];
+  tally: TallyState;
+  retained: RetainedToolPair[];
+  controls: ControlStates;
+  /** The tool round a takeover found pending: it is finished before the next turn. */
+  pendingRound?: PendingRound & { assistantMessageSent: boolean; logged: LoggedRound };
+  /** What the client already has of a turn cut short: its regeneration does not send it again. */
+  replayed: { text: string; thinking: string };
+  /** Continues an earlier attempt: events already in the log after the checkpoint are not emitted again. */
+  resumed: boolean;
+}
+
+export const FRESH_START: LoopStart = {
+  history: [],
+  tally: EMPTY_TALLY,
+  retained: [],
+  controls: {},
+  replayed: { text: '', thinking: '' },
+  resumed: false,
+};
+
+/**
+ * The one entry point of a takeover: where a run whose log already holds
+ * events (`lastSeq` > 0: another worker, or this process before a stop,
+ * started it) goes on. Undefined when its log cannot be continued.
+ */
+export async function loopStartFromLog(
+  deps: { events: EventStore; checkpoints: CheckpointStore },
+  runId: string,
+): Promise<LoopStart | undefined> {
+  const checkpoint = await deps.checkpoints.load<RunCheckpointState>(runId);
+  const after = await deps.events.readAfter(runId, checkpoint?.seq ?? 0, 1_000_000);
+  const point = resumePointOf(checkpoint, after);
+  if (!point) return undefined;
+  const replayed = { text: point.partialText, thinking: point.partialThinking };
+  const state = point.checkpoint?.state;
+  if (!state) return { ...FRESH_START, replayed, resumed: true };
+  return {
+    history: state.messages,
+    tally: { tokens: state.tokens, turns: state.turns, lastText: state.lastText },
+    retained: state.retained,
+    controls: state.controls ?? {},
+    pendingRound: { ...state.pendingRound, assistantMessageSent: point.assistantMessageSent, logged: point },
+    replayed,
+    resumed: true,
+  };
+}

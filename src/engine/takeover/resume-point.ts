@@ -1,0 +1,80 @@
+import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
+import type { StoredCheckpoint } from '../ports.ts';
+import type { RunCheckpointState } from './run-checkpoint.ts';
+
+/** What the log already shows of the pending tool round after the run's last checkpoint. */
+export interface LoggedRound {
+  /** Calls whose `local_tool_call` is already in the log: never published again. */
+  published: ReadonlySet<string>;
+  /** Answers whose `local_tool_result_in` is already in the log. */
+  echoed: ReadonlySet<string>;
+  /** Observability events of the round already logged (`eventKey`): not emitted twice. */
+  announced: ReadonlySet<string>;
+}
+
+/** Where a worker that takes a run over resumes it: its checkpoint and what the log shows after it. */
+export interface ResumePoint extends LoggedRound {
+  /** Absent when the run was taken over before its first tool round. */
+  checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
+  /** Whether the pending round's `assistant_message` is already in the log. */
+  assistantMessageSent: boolean;
+  /** Text and thoughts of the interrupted turn that the client already received. */
+  partialText: string;
+  partialThinking: string;
+}
+
+/** Events of the pending round that controls emit (announcements of intercepted calls, reviews). */
+const ANNOUNCEMENTS: ReadonlySet<RunEventType> = new Set([
+  'loop_detected',
+  'tool_budget_exceeded',
+  'supervisor',
+  'task_plan',
+]);
+
+/** The identity of an emitted event, to recognize the same announcement in the log. */
+export function eventKey(type: RunEventType, dataJson: string): string {
+  return `${type}\n${dataJson}`;
+}
+
+/**
+ * Where a worker taking a run over continues it, from the log after the run's
+ * last checkpoint (or from its start): the pending tool round's calls,
+ * answers and announcements already sent, then the deltas of a model turn
+ * that was cut short. Undefined when the log holds anything else there (it
+ * cannot be continued).
+ */
+export function resumePointOf(
+  checkpoint: StoredCheckpoint<RunCheckpointState> | undefined,
+  after: readonly SerializedRunEvent[],
+): ResumePoint | undefined {
+  const published = new Set<string>();
+  const echoed = new Set<string>();
+  const announced = new Set<string>();
+  let assistantMessageSent = false;
+  let partialText = '';
+  let partialThinking = '';
+  let inTurn = false;
+  for (const event of after) {
+    const { type } = event;
+    if (type === 'assistant_delta' || type === 'thinking_delta') {
+      inTurn = true;
+      const { text } = JSON.parse(event.dataJson) as { text: string };
+      if (type === 'assistant_delta') partialText += text;
+      else partialThinking += text;
+      continue;
+    }
+    // Round events belong to the checkpoint's pending round, and come before the next turn's deltas.
+    if (!checkpoint || inTurn) return undefined;
+    if (type === 'assistant_message') {
+      assistantMessageSent = true;
+    } else if (type === 'local_tool_call' || type === 'local_tool_result_in') {
+      const { toolUseId } = JSON.parse(event.dataJson) as { toolUseId: string };
+      (type === 'local_tool_call' ? published : echoed).add(toolUseId);
+    } else if (ANNOUNCEMENTS.has(type)) {
+      announced.add(eventKey(type, event.dataJson));
+    } else {
+      return undefined;
+    }
+  }
+  return { checkpoint, published, echoed, announced, assistantMessageSent, partialText, partialThinking };
+}

@@ -1,0 +1,152 @@
+import type { RetainedToolPair } from '../../domain/session-history.ts';
+import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
+import { isServerToolKind, type ClientToolKind, type ToolKind } from '../../domain/tool-ref.ts';
+import type { RunSignals, SchemaValidator, ToolCallStore } from '../ports.ts';
+import { retainedText } from '../loop/session-turns.ts';
+import type {
+  BatchOutcome,
+  CallResult,
+  ExecutableCallOf,
+  RoundContext,
+  ToolExecutor,
+} from './tool-executor.ts';
+import { clientResultOutput } from './tool-result-output.ts';
+import { waitForToolResults } from './tool-result-waiter.ts';
+
+export interface ClientExecutorDeps {
+  toolCalls: ToolCallStore;
+  signals: RunSignals;
+  validator: SchemaValidator;
+}
+
+/**
+ * Client-resolved calls (`local`, `a2a_local`, `mcp_local`): each is stored
+ * as pending, published as `local_tool_call`, and awaited until the client
+ * posts its result or `timeoutMs` passes (counted from when the call was
+ * first stored, so a takeover does not extend it).
+ */
+type ClientCall = ExecutableCallOf<'client'>;
+
+export class ClientToolExecutor implements ToolExecutor<'client'> {
+  readonly #deps: ClientExecutorDeps;
+  readonly #timeoutMs: number;
+
+  constructor(deps: ClientExecutorDeps, timeoutMs: number) {
+    this.#deps = deps;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  async execute(batch: readonly ClientCall[], round: RoundContext): Promise<BatchOutcome> {
+    const { toolCalls } = this.#deps;
+    const ids = batch.map((entry) => entry.call.id);
+    const storedRows = round.logged ? await toolCalls.find(round.runId, ids) : [];
+    const stored = new Set(storedRows.map((row) => row.toolUseId));
+    const deadline =
+      Math.min(Date.now(), ...storedRows.map((row) => Date.parse(row.createdAt))) + this.#timeoutMs;
+    // The rows exist before the events are visible, so an answer can never race ahead of its call.
+    await toolCalls.insertPending(
+      round.runId,
+      batch
+        .filter((entry) => !stored.has(entry.call.id))
+        .map((entry) => ({
+          toolUseId: entry.call.id,
+          name: entry.call.name,
+          kind: clientKind(entry.tool.kind),
+        })),
+    );
+    for (const { call, tool, args } of batch) {
+      if (round.logged?.published.has(call.id)) continue;
+      round.emitter.emit('local_tool_call', {
+        toolUseId: call.id,
+        name: call.name,
+        args,
+        kind: clientKind(tool.kind),
+        ...tool.callExtras,
+      });
+    }
+    await round.emitter.durable();
+    // Each answer is echoed as soon as the wait sees it, not when its whole batch is answered.
+    const echoed = new Set(round.logged?.echoed);
+    const answered = await waitForToolResults(this.#deps, round.runId, ids, deadline, round.stop, (records) =>
+      echo(round, records, echoed),
+    );
+    if (answered === 'timeout') {
+      await toolCalls.expire(round.runId, ids);
+      // Results that landed before the expiry still count, and every accepted result is echoed.
+      const final = echo(round, await toolCalls.find(round.runId, ids), echoed);
+      const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));
+      if (missing) {
+        return {
+          kind: 'timed_out',
+          call: { toolUseId: missing.call.id, name: missing.call.name },
+          timeoutMs: this.#timeoutMs,
+        };
+      }
+      return { kind: 'done', results: this.#results(batch, final) };
+    }
+    return { kind: 'done', results: this.#results(batch, echo(round, answered, echoed)) };
+  }
+
+  #results(batch: readonly ClientCall[], records: readonly ToolCallRecord[]): CallResult[] {
+    const results: CallResult[] = [];
+    for (const record of records) {
+      const entry = batch.find((candidate) => candidate.call.id === record.toolUseId);
+      if (!record.result || !entry) continue;
+      const { tool } = entry;
+      results.push({
+        toolUseId: record.toolUseId,
+        output: clientResultOutput(tool, record.result, this.#deps.validator),
+        ...(tool.retain && { retained: retainedPair(entry, record.result) }),
+      });
+    }
+    return results;
+  }
+}
+
+function clientKind(kind: ToolKind): ClientToolKind {
+  if (isServerToolKind(kind)) throw new Error(`a ${kind} tool is not a client tool`);
+  return kind;
+}
+
+function retainedPair(entry: ClientCall, answer: ClientToolResult): RetainedToolPair {
+  const isError = 'error' in answer;
+  return {
+    toolUseId: entry.call.id,
+    name: entry.call.name,
+    args: entry.args,
+    result: retainedText(isError ? answer.error : answer.result),
+    isError,
+  };
+}
+
+/**
+ * `local_tool_result_in` for each answer not in `echoed` yet, in the order the answers arrived
+ * (file bytes never go on the stream); returns the answered records in that order.
+ */
+function echo(round: RoundContext, records: ToolCallRecord[], echoed: Set<string>): ToolCallRecord[] {
+  const ordered = records
+    .filter((record) => record.status === 'answered')
+    .sort((a, b) => (a.answeredAt ?? '').localeCompare(b.answeredAt ?? ''));
+  for (const record of ordered) {
+    const answer = record.result;
+    if (!answer || echoed.has(record.toolUseId)) continue;
+    echoed.add(record.toolUseId);
+    round.emitter.emit(
+      'local_tool_result_in',
+      'error' in answer
+        ? { toolUseId: record.toolUseId, output: answer.error, isError: true }
+        : {
+            toolUseId: record.toolUseId,
+            output: answer.result,
+            ...(answer.files.length > 0 && {
+              files: answer.files.map((file) => ({
+                filename: file.filename,
+                mimeType: file.mimeType,
+                sizeBytes: Buffer.byteLength(file.data, 'base64'),
+              })),
+            }),
+          },
+    );
+  }
+  return ordered;
+}
