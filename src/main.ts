@@ -17,7 +17,8 @@ import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/lifecycle/run-exe
 import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
-import type { ModelPort, RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
+import { RunDispatcher } from './engine/lifecycle/run-dispatcher.ts';
+import type { AdmittedRun, ModelPort, RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
 import { BullmqRunQueue } from './infra/bullmq-queue.ts';
 import { RedisRunEventBus, RedisRunSignals } from './infra/redis-bus.ts';
 import { RedisChannels } from './infra/redis-channels.ts';
@@ -38,6 +39,7 @@ export interface EngineOptions {
   retryPolicy?: RetryPolicy;
   executionRetry?: RetryPolicy;
   shutdownGraceMs?: number;
+  dispatchSweepMs?: number;
 }
 
 export interface ServiceOptions {
@@ -61,7 +63,7 @@ interface Transport {
   /** Present in scale-out mode (REDIS_URL). */
   redis: RedisChannels | undefined;
   /** Scale-out: queues again the unfinished runs that no job carries any more. */
-  requeueLost: ((runIds: readonly string[]) => Promise<string[]>) | undefined;
+  requeueLost: ((runs: readonly AdmittedRun[]) => Promise<string[]>) | undefined;
 }
 
 /** Embedded: an in-process queue and bus. Scale-out: BullMQ for runs, Redis pub/sub for events and signals. */
@@ -87,7 +89,7 @@ function createTransport(config: Config): Transport {
     signals: new RedisRunSignals(redis, config.redisPrefix),
     queue,
     redis,
-    requeueLost: (runIds) => queue.requeueLost(runIds),
+    requeueLost: (runs) => queue.requeueLost(runs),
   };
 }
 
@@ -95,14 +97,18 @@ export interface Service {
   app: FastifyInstance;
   resources: AppResources;
   queue: RunQueue;
+  dispatcher: RunDispatcher;
   close(): Promise<void>;
 }
 
 /** Scale-out: how often a running run reads its stored cancel request (a lost signal's delay at most). */
 const CANCEL_CHECK_MS = 2000;
 
-/** How many unfinished runs one sweep for lost jobs checks (the oldest first). */
-const UNFINISHED_RUNS_PER_SWEEP = 10_000;
+/** How many admitted runs one sweep for lost jobs checks (the oldest first). */
+const ADMITTED_RUNS_PER_SWEEP = 10_000;
+
+/** How often workers wake parked runs past their deadline and admit waiting runs an end did not. */
+const DEFAULT_DISPATCH_SWEEP_MS = 5000;
 
 /** Below these lengths a secret is guessable; the service still starts, with a warning. */
 const RECOMMENDED_SECRET_LENGTH = 32;
@@ -152,13 +158,14 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const { bus, signals, queue, redis, requeueLost } = createTransport(config);
     let sweeper: LostRunSweeper | undefined;
     const writer = new EventLogWriter(repos.runEvents, bus);
+    const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger: options.logger });
     const runService = new RunService({
       runs: repos.runs,
       toolCalls: repos.toolCalls,
       agents: repos.agents,
       resolver: catalog,
       toolCatalog: runToolCatalog,
-      queue,
+      dispatcher,
       signals,
       writer,
       logger: options.logger,
@@ -179,6 +186,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         shutdown: shutdown.signal,
         fenceWrites: redis !== undefined,
         runs: repos.runs,
+        dispatcher,
         events: repos.runEvents,
         writer,
         signals,
@@ -197,15 +205,16 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       queue.consume((job) => executor.execute(job));
       if (requeueLost) {
         sweeper = new LostRunSweeper({
-          listUnfinished: () => repos.runs.listUnfinishedIds(UNFINISHED_RUNS_PER_SWEEP),
+          listAdmitted: () => repos.dispatch.admitted(ADMITTED_RUNS_PER_SWEEP),
           requeueLost,
           intervalMs: 2 * config.leaseMs,
           logger: options.logger,
         });
       } else {
-        // The embedded queue lives in memory: runs a stop left unfinished are picked up again.
-        for (const runId of await repos.runs.listUnfinishedIds(10_000)) await queue.enqueue({ runId });
+        // The embedded queue lives in memory: the runs a stop left on a worker are picked up again.
+        for (const job of await repos.dispatch.admitted(ADMITTED_RUNS_PER_SWEEP)) await queue.enqueue(job);
       }
+      dispatcher.start(options.engine?.dispatchSweepMs ?? DEFAULT_DISPATCH_SWEEP_MS);
     }
 
     const resources: AppResources = {
@@ -222,6 +231,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       ...(redis && { redis }),
       engine: {
         runs: runService,
+        dispatcher,
         sessions: new SessionService({
           sessions: repos.sessions,
           agents: repos.agents,
@@ -239,6 +249,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       app,
       resources,
       queue,
+      dispatcher,
       close: async () => {
         // Stop accepting requests and close streams; give runs in progress a grace period, then
         // stop them where they are (a restart picks them up); flush the log; close storage.
@@ -248,6 +259,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
           options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         );
         await sweeper?.close();
+        await dispatcher.close();
         await queue.close();
         clearTimeout(grace);
         await models?.close();

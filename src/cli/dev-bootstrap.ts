@@ -1,4 +1,5 @@
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-secret.ts';
+import { DEFAULT_MAX_CONCURRENT_RUNS } from '../domain/workspace.ts';
 import type { Repositories } from '../storage/repositories/index.ts';
 
 export type DevBootstrap =
@@ -21,6 +22,7 @@ export async function bootstrapDevWorkspace(repos: Repositories): Promise<DevBoo
     name: 'Default workspace',
     features: { apiKeys: true, oauthApps: true },
     rateLimits: {},
+    maxConcurrentRuns: DEFAULT_MAX_CONCURRENT_RUNS,
   });
   const apiKey = generateApiKey();
   await repos.apiKeys.create({

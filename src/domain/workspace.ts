@@ -10,12 +10,17 @@ export interface WorkspaceRateLimits {
   otherMutations?: number;
 }
 
+/** Runs of a workspace executing at once across all workers, unless the operator sets another number. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 100;
+
 export interface Workspace {
   id: string;
   slug: string;
   name: string;
   features: WorkspaceFeatures;
   rateLimits: WorkspaceRateLimits;
+  /** Runs executing at once across all workers; the rest wait queued, in order. */
+  maxConcurrentRuns: number;
   createdAt: string;
   updatedAt: string;
 }

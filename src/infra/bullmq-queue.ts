@@ -1,5 +1,5 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import type { RunJob, RunJobOutcome, RunQueue } from '../engine/ports.ts';
+import type { AdmittedRun, RunJob, RunJobOutcome, RunQueue } from '../engine/ports.ts';
 
 export interface BullmqRunQueueOptions {
   redisUrl: string;
@@ -14,9 +14,16 @@ const QUEUE_NAME = 'agent-runs';
 /** Job states asked of Redis at once when looking for lost runs. */
 const REQUEUE_CHECK_BATCH = 100;
 
+/** One job per admission of a run (jobs queued before admissions were counted are named by the run). */
+function jobIdOf(job: RunJob): string {
+  return job.admission ? `${job.runId}-${job.admission}` : job.runId;
+}
+
 /**
- * Runs dispatched through Redis with BullMQ. The job id is the run id, so a
- * run is queued at most once. BullMQ's job lock is the run's lease: the
+ * Admitted runs dispatched through Redis with BullMQ. The job id names the
+ * run's admission, so an admission is queued at most once, and a run woken
+ * while the job it parked from is still finishing gets a job of its own.
+ * BullMQ's job lock is the run's lease: the
  * worker renews it while it works, and when a worker dies its lock lapses, the
  * stalled check puts the job back, and another worker takes the run over.
  */
@@ -36,7 +43,7 @@ export class BullmqRunQueue implements RunQueue {
 
   async enqueue(job: RunJob): Promise<void> {
     await this.#queue.add('run', job, {
-      jobId: job.runId,
+      jobId: jobIdOf(job),
       removeOnComplete: true,
       removeOnFail: 1000,
       attempts: 1,
@@ -44,26 +51,26 @@ export class BullmqRunQueue implements RunQueue {
   }
 
   /**
-   * Queues again those of `runIds` (unfinished runs) that have no job to carry them: Redis lost it
-   * (a restart without persistence, an eviction), the API process stopped between storing the run
-   * and queueing it, or its job failed. Returns the runs queued again.
+   * Queues again those of `runs` (admitted runs) that have no job to carry them: Redis lost it (a
+   * restart without persistence, an eviction), the process stopped between admitting the run and
+   * queueing it, or its job failed. Returns the runs queued again.
    */
-  async requeueLost(runIds: readonly string[]): Promise<string[]> {
+  async requeueLost(runs: readonly AdmittedRun[]): Promise<string[]> {
     const requeued: string[] = [];
-    for (let start = 0; start < runIds.length; start += REQUEUE_CHECK_BATCH) {
-      const batch = runIds.slice(start, start + REQUEUE_CHECK_BATCH);
-      const states = await Promise.all(batch.map((runId) => this.#queue.getJobState(runId)));
+    for (let start = 0; start < runs.length; start += REQUEUE_CHECK_BATCH) {
+      const batch = runs.slice(start, start + REQUEUE_CHECK_BATCH);
+      const states = await Promise.all(batch.map((run) => this.#queue.getJobState(jobIdOf(run))));
       for (const [index, state] of states.entries()) {
-        const runId = batch[index] as string;
+        const run = batch[index] as AdmittedRun;
         if (state === 'unknown') {
-          await this.enqueue({ runId });
+          await this.enqueue(run);
         } else if (state === 'failed' || state === 'completed') {
-          const job = await this.#queue.getJob(runId);
+          const job = await this.#queue.getJob(jobIdOf(run));
           await job?.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
         } else {
           continue;
         }
-        requeued.push(runId);
+        requeued.push(run.runId);
       }
     }
     return requeued;

@@ -1,18 +1,19 @@
 import type { Logger } from 'pino';
+import type { AdmittedRun } from '../engine/ports.ts';
 
 export interface LostRunSweeperOptions {
-  /** Unfinished runs, oldest first. */
-  listUnfinished(): Promise<string[]>;
+  /** Admitted runs (each must have a job, queued or running), oldest first. */
+  listAdmitted(): Promise<AdmittedRun[]>;
   /** Queues again the runs among these that no job carries; returns them. */
-  requeueLost(runIds: readonly string[]): Promise<string[]>;
+  requeueLost(runs: readonly AdmittedRun[]): Promise<string[]>;
   intervalMs: number;
   logger: Logger;
 }
 
 /**
- * Scale-out: every `intervalMs`, a worker looks for unfinished runs that no queued or running job
+ * Scale-out: every `intervalMs`, a worker looks for admitted runs that no queued or running job
  * carries any more and queues them again, so that a run never waits forever for a job Redis lost.
- * Several workers may sweep at once: queueing is idempotent (the job id is the run id).
+ * Several workers may sweep at once: queueing is idempotent (the job id is the run's admission).
  */
 export class LostRunSweeper {
   readonly #options: LostRunSweeperOptions;
@@ -37,9 +38,9 @@ export class LostRunSweeper {
   }
 
   async #sweepOnce(): Promise<void> {
-    const { listUnfinished, requeueLost, logger } = this.#options;
+    const { listAdmitted, requeueLost, logger } = this.#options;
     try {
-      const requeued = await requeueLost(await listUnfinished());
+      const requeued = await requeueLost(await listAdmitted());
       if (requeued.length > 0) logger.warn({ runIds: requeued }, 'queued again runs whose job was lost');
     } catch (error) {
       logger.warn({ err: error }, 'looking for runs whose job was lost failed; trying again later');

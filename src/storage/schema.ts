@@ -10,6 +10,7 @@ export interface WorkspacesTable {
   name: string;
   features: string;
   rate_limits: string;
+  max_concurrent_runs: number;
   created_at: string;
   updated_at: string;
 }
@@ -125,6 +126,10 @@ export interface RunsTable {
   model: string | null;
   cancel_requested_at: string | null;
   attempt: Generated<number>;
+  /** `waiting`, `admitted` or `parked` while unfinished (see migration 0007); null once ended. */
+  dispatch: string | null;
+  wake_at: string | null;
+  admission: Generated<number>;
   created_at: string;
   updated_at: string;
   ended_at: string | null;

@@ -26,6 +26,9 @@ describe('scale-out: a run whose queued job Redis lost', () => {
       connection: { url: TEST_REDIS_URL },
     });
   });
+  /** The BullMQ job of a run's first admission (one job per admission). */
+  const firstJobOf = (runId: string) => `${runId}-1`;
+
   /** Creates a run through the API process; returns its id and the stream's full URL. */
   async function createRun(): Promise<{ runId: string; streamUrl: string }> {
     const base = cluster.apis[0]!.baseUrl!;
@@ -50,9 +53,9 @@ describe('scale-out: a run whose queued job Redis lost', () => {
     { timeout: 20_000 },
     async () => {
       const { runId, streamUrl } = await createRun();
-      assert.equal(await queue.getJobState(runId), 'waiting');
-      await queue.remove(runId);
-      assert.equal(await queue.getJobState(runId), 'unknown', 'the job is gone from Redis');
+      assert.equal(await queue.getJobState(firstJobOf(runId)), 'waiting');
+      await queue.remove(firstJobOf(runId));
+      assert.equal(await queue.getJobState(firstJobOf(runId)), 'unknown', 'the job is gone from Redis');
 
       const worker = await cluster.startWorker('worker1');
       firstWorker = worker;
@@ -83,11 +86,15 @@ describe('scale-out: a run whose queued job Redis lost', () => {
         },
         { prefix: cluster.env.AGENT_RUNS_REDIS_PREFIX!, connection: { url: TEST_REDIS_URL } },
       );
-      for (let waited = 0; (await queue.getJobState(runId)) !== 'failed' && waited < 5000; waited += 50) {
+      for (
+        let waited = 0;
+        (await queue.getJobState(firstJobOf(runId))) !== 'failed' && waited < 5000;
+        waited += 50
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await failing.close();
-      assert.equal(await queue.getJobState(runId), 'failed');
+      assert.equal(await queue.getJobState(firstJobOf(runId)), 'failed');
 
       await cluster.startWorker('worker2');
       const frames = await readAll(streamUrl, headers);

@@ -102,7 +102,7 @@ describe('session message runs: history and inheritance, as the provider receive
       },
       metadata: {},
     });
-    await fixture.server.service.queue.enqueue({ runId: legacy.id });
+    await fixture.server.service.dispatcher.admit(workspace!.id);
     const frames = await readAll(fixture.streamUrl(legacy.id), fixture.headers);
     assert.equal(terminalOf(frames)?.data.text, 'from the copy');
     assert.deepEqual(transcript(request(1)), [

@@ -3,11 +3,22 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ConflictError } from '../../src/domain/errors.ts';
 import type { RunEventType } from '../../src/domain/run-events.ts';
+import type { RunOutcome } from '../../src/domain/run.ts';
 import type { RunSpec } from '../../src/domain/run-spec.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { SecretBox } from '../../src/storage/secret-box.ts';
 import { PreparedQuery, type Param } from '../../src/storage/prepared-query.ts';
 import { ENGINES, openTestStorage } from '../support/engines.ts';
+
+const ENDED: RunOutcome = {
+  status: 'cancelled',
+  finalText: null,
+  error: null,
+  failureReason: null,
+  tokens: { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 },
+  turns: 0,
+  model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
+};
 
 /** A stored run's spec: these tests read and write rows, nothing executes it. */
 const TEST_SPEC: RunSpec = {
@@ -38,9 +49,10 @@ for (const engine of ENGINES) {
         name: slug,
         features: { apiKeys: true, oauthApps: true },
         rateLimits: {},
+        maxConcurrentRuns: 100,
       });
 
-    const newRun = (workspaceId: string) =>
+    const waitingRun = (workspaceId: string) =>
       repos.runs.create({
         workspaceId,
         agentId: null,
@@ -49,6 +61,13 @@ for (const engine of ENGINES) {
         spec: TEST_SPEC,
         metadata: {},
       });
+
+    /** A run admitted to a worker (its workspace has room), as the executor finds it. */
+    const newRun = async (workspaceId: string) => {
+      const run = await waitingRun(workspaceId);
+      await repos.dispatch.admit(workspaceId);
+      return run;
+    };
 
     it('workspaces: create, find, patch, list; a duplicate slug is a conflict', async () => {
       const ws = await newWorkspace('acme');
@@ -278,35 +297,68 @@ for (const engine of ENGINES) {
       assert.equal(await byName.first(storage.db, { slug: 'prepared', name: 'other' }), undefined);
     });
 
-    it('unfinished runs: listed oldest first through their own index, whatever the number of ended runs', async () => {
-      const ws = await newWorkspace('unfinished');
-      const open = [await newRun(ws.id), await newRun(ws.id)];
-      const ended = await newRun(ws.id);
-      await repos.runEvents.append([
-        {
-          runId: ended.id,
-          events: [{ seq: 1, type: 'cancelled', dataJson: '{}' }],
-          outcome: {
-            status: 'cancelled',
-            finalText: null,
-            error: null,
-            failureReason: null,
-            tokens: { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 },
-            turns: 0,
-            model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
-          },
-        },
+    it('dispatch: admission takes the oldest waiting runs up to maxConcurrentRuns, a cancelled waiting run always; an ended or parked run frees its slot', async () => {
+      const ws = await repos.workspaces.create({
+        slug: 'dispatch',
+        name: 'dispatch',
+        features: { apiKeys: true, oauthApps: true },
+        rateLimits: {},
+        maxConcurrentRuns: 2,
+      });
+      const runs: Array<{ id: string }> = [];
+      for (let index = 0; index < 5; index++) runs.push(await waitingRun(ws.id));
+      const [a, b, c, , e] = runs.map((run) => run.id) as [string, string, string, string, string];
+      assert.equal(await repos.dispatch.hasWaiting(ws.id), true);
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [
+        { runId: a, admission: 1 },
+        { runId: b, admission: 1 },
       ]);
-      const listed = await repos.runs.listUnfinishedIds(10_000);
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [], 'both slots are taken');
+      assert.equal(await repos.runs.claimAttempt(c), undefined, 'a waiting run cannot be claimed');
+      assert.equal(await repos.runs.claimAttempt(a, 2), undefined, 'nor with another admission than its own');
+      await repos.runs.requestCancel(e);
       assert.deepEqual(
-        listed.filter((id) => [...open, ended].some((run) => run.id === id)),
-        open.map((run) => run.id),
+        await repos.dispatch.admit(ws.id),
+        [{ runId: e, admission: 1 }],
+        'cancelled: admitted',
       );
+      const end = (runId: string) =>
+        repos.runEvents.append([
+          { runId, events: [{ seq: 1, type: 'cancelled', dataJson: '{}' }], outcome: ENDED },
+        ]);
+      await end(e);
+
+      const claimed = await repos.runs.claimAttempt(a, 1);
+      assert.ok(claimed);
+      assert.equal(await repos.dispatch.park(a, claimed.attempt + 1, '2000-01-01T00:00:00.000Z'), false);
+      assert.equal(await repos.dispatch.park(a, claimed.attempt, '2999-01-01T00:00:00.000Z'), true);
+      assert.deepEqual(
+        await repos.dispatch.admit(ws.id),
+        [{ runId: c, admission: 1 }],
+        'the parked run freed its slot',
+      );
+      assert.equal(await repos.dispatch.wake(a, '2026-01-01T00:00:00.000Z'), undefined, 'not due yet');
+      assert.deepEqual(await repos.dispatch.dueParked('2999-01-01T00:00:00.000Z', 10), [a]);
+      assert.equal(await repos.dispatch.wake(a), ws.id, 'an answer wakes it whenever it comes');
+      assert.equal(await repos.dispatch.wake(a), undefined, 'once');
+      assert.ok((await repos.dispatch.workspacesWithWaiting(100)).includes(ws.id));
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [], 'no free slot for the woken run yet');
+
+      await end(b);
+      // b ended: the woken run a (older than d) takes its slot, in creation order.
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [{ runId: a, admission: 2 }]);
+      assert.deepEqual(
+        (await repos.dispatch.admitted(100))
+          .map((run) => run.runId)
+          .filter((id) => runs.some((r) => r.id === id)),
+        [a, c],
+      );
+      assert.equal(await repos.dispatch.hasWaiting(ws.id), true, 'd still waits');
       if (engine === 'sqlite') {
         const plan = await sql<{ detail: string }>`
-          explain query plan select id from runs where ended_at is null order by created_at limit 10
+          explain query plan select id from runs where workspace_id = ${ws.id} and dispatch = 'waiting' order by created_at limit 10
         `.execute(storage.db);
-        assert.match(plan.rows.map((row) => row.detail).join(' '), /runs_unfinished_created/);
+        assert.match(plan.rows.map((row) => row.detail).join(' '), /runs_dispatch_workspace/);
       }
     });
 

@@ -13,9 +13,12 @@ import { errorBeforeAnyTurn, type TerminalEvent } from '../loop/terminal-events.
 import { TurnLoop, type TurnLoopDeps } from '../loop/turn-loop.ts';
 import type { EventStore, RunJob, RunJobOutcome, RunSignals, RunStore, SessionRunEnd } from '../ports.ts';
 import { FRESH_START, loopStartFromLog } from '../takeover/loop-start.ts';
+import type { RunParked } from '../tools/tool-executor.ts';
+import type { RunDispatcher } from './run-dispatcher.ts';
 
 export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
+  dispatcher: RunDispatcher;
   events: EventStore;
   writer: EventLogWriter;
   signals: RunSignals;
@@ -41,9 +44,11 @@ export const DEFAULT_EXECUTION_RETRY: RetryPolicy = { maxRetries: 7, baseDelayMs
 
 /**
  * The worker's job handler. It claims the run with a new attempt number (the
- * fencing token on all its writes), continues it from its log if another
- * worker started it, and ends it with exactly one terminal event, unless the
- * process stops first (the run is handed over) or a newer attempt took it.
+ * fencing token on all its writes), continues it from its log if it ran
+ * before (it parked, or another worker started it), and ends it with exactly
+ * one terminal event, unless it parks on a client tool, the process stops
+ * first (the run is handed over) or a newer attempt took it. A run that ends
+ * or parks frees its workspace's slot for the next waiting run.
  */
 export class RunExecutor {
   readonly #deps: RunExecutorDeps;
@@ -68,7 +73,7 @@ export class RunExecutor {
         await this.#deps.writer.recover(job.runId);
         if (retry >= executionRetry.maxRetries) {
           logger.error({ runId: job.runId, err: error }, 'running the run failed; giving up');
-          await this.#abandon(job.runId);
+          await this.#abandon(job);
           return 'done';
         }
         logger.error({ runId: job.runId, err: error, retry: retry + 1 }, 'running the run failed; retrying');
@@ -81,8 +86,8 @@ export class RunExecutor {
   }
 
   /** Ends a run that could not be carried on with a retryable error after its last durable event. */
-  async #abandon(runId: string): Promise<void> {
-    const claimed = await this.#deps.runs.claimAttempt(runId);
+  async #abandon(job: RunJob): Promise<void> {
+    const claimed = await this.#deps.runs.claimAttempt(job.runId, job.admission);
     if (!claimed) return;
     const { run, attempt } = claimed;
     const emitter = new RunEmitter(
@@ -93,6 +98,7 @@ export class RunExecutor {
       this.#deps.fenceWrites ? attempt : undefined,
     );
     await endWithWorkerError(emitter, run, 'the worker could not carry on the run; create it again');
+    await this.#deps.dispatcher.slotFreed(run.workspaceId);
   }
 
   async #executeOnce(job: RunJob): Promise<RunJobOutcome> {
@@ -113,7 +119,7 @@ export class RunExecutor {
     this.#deps.shutdown.addEventListener('abort', onShutdown, { once: true });
     try {
       // Claimed after listening: a cancel is either signalled to us or already in the row we get back.
-      const claimed = await runs.claimAttempt(job.runId);
+      const claimed = await runs.claimAttempt(job.runId, job.admission);
       if (!claimed) return 'done';
       const { run, attempt } = claimed;
       if (run.cancelRequestedAt) abort.abort(new RunCancelled());
@@ -135,6 +141,7 @@ export class RunExecutor {
           run,
           'the run was interrupted and could not be resumed; create it again',
         );
+        await this.#deps.dispatcher.slotFreed(run.workspaceId);
         return 'done';
       }
 
@@ -146,12 +153,17 @@ export class RunExecutor {
         { abort: abort.signal, stop: stop.signal },
         start,
       );
-      const terminal = await loop.execute();
+      const end = await loop.execute();
       if (abort.signal.reason instanceof ServiceShutdown) {
         logger.info({ runId: run.id, attempt }, 'run handed over');
         return 'handed_over';
       }
       if (emitter.fencedOut) return 'done';
+      if (end.kind === 'parked') {
+        await this.#park(run, attempt, emitter, end);
+        return 'done';
+      }
+      const terminal = end.event;
       const readLastSeq = () => events.lastSeq(run.id);
       if (emitter.failure !== undefined) await emitter.resync(readLastSeq);
       const session = sessionEnd(run, terminal, loop.retained);
@@ -166,12 +178,28 @@ export class RunExecutor {
         if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) return 'done';
         await emitter.end(terminal, session);
       }
+      await this.#deps.dispatcher.slotFreed(run.workspaceId);
       return 'done';
     } finally {
       clearInterval(cancelCheck);
       stopListening();
       this.#deps.shutdown.removeEventListener('abort', onShutdown);
     }
+  }
+
+  /**
+   * The run waits for its client's answers in storage, holding no worker: parked once its events are
+   * durable, woken by an answer or its deadline. An answer that landed after the loop's last read
+   * found the run not parked yet, so it is looked for again now.
+   */
+  async #park(run: Run, attempt: number, emitter: RunEmitter, parked: RunParked): Promise<void> {
+    const { dispatcher, toolCalls, logger } = this.#deps;
+    await emitter.durable();
+    if (!(await dispatcher.park(run.id, attempt, parked.wakeAt))) return;
+    logger.info({ runId: run.id, attempt, wakeAt: new Date(parked.wakeAt).toISOString() }, 'run parked');
+    const calls = await toolCalls.find(run.id, parked.waitingFor);
+    if (calls.some((call) => call.status !== 'pending')) await dispatcher.wake(run.id);
+    await dispatcher.slotFreed(run.workspaceId);
   }
 
   /** Reads the run's stored cancel request every `cancelCheckMs`, for a cancel signal that got lost. */

@@ -5,8 +5,9 @@ import type { RunRequest, RunSpec, SessionHistoryRef } from '../../domain/run-sp
 import type { ClientToolResult } from '../../domain/tool-call.ts';
 import type { EventLogWriter } from '../log/event-log-writer.ts';
 import { errorBeforeAnyTurn } from '../loop/terminal-events.ts';
-import type { AgentStore, RunQueue, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import type { AgentStore, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
+import type { RunDispatcher } from './run-dispatcher.ts';
 import { buildRunSpec, type RunSpecSources } from './run-spec-builder.ts';
 import { acceptToolResult, type IntakeOutcome } from './tool-result-intake.ts';
 
@@ -14,7 +15,7 @@ export interface RunServiceDeps extends RunSpecSources {
   runs: RunStore;
   toolCalls: ToolCallStore;
   agents: AgentStore;
-  queue: RunQueue;
+  dispatcher: RunDispatcher;
   signals: RunSignals;
   writer: EventLogWriter;
   logger: Logger;
@@ -27,7 +28,7 @@ export interface SessionRunContext {
   history: SessionHistoryRef;
 }
 
-/** The API side of runs: create and enqueue, cancel, read. Execution happens in the worker. */
+/** The API side of runs: create and admit, cancel, read. Execution happens in the worker. */
 export class RunService {
   readonly #deps: RunServiceDeps;
   constructor(deps: RunServiceDeps) {
@@ -35,7 +36,7 @@ export class RunService {
   }
 
   async create(credential: RunCredential, request: RunRequest, session?: SessionRunContext): Promise<Run> {
-    const { runs, agents, queue, logger } = this.#deps;
+    const { runs, agents, dispatcher, logger } = this.#deps;
     const agent = await authorizeAgent(agents, credential, request.agentId);
     const spec = await buildRunSpec(this.#deps, credential.workspaceId, request, agent, session?.history);
     const run = await runs.create({
@@ -47,18 +48,21 @@ export class RunService {
       spec,
       metadata: request.metadata ?? {},
     });
-    try {
-      await queue.enqueue({ runId: run.id });
-    } catch (error) {
-      logger.error({ runId: run.id, err: error }, 'queueing the run failed');
-      await this.#failUnqueued(run, spec);
-    }
+    // The run waits for a slot of its workspace; admitted now if there is one. An admission that fails
+    // here is made by the dispatch sweep; a queue that refuses the admitted run fails it at once.
+    const unqueued = await dispatcher.admit(run.workspaceId).catch((error: unknown) => {
+      logger.error({ runId: run.id, err: error }, 'admitting the run failed; the dispatch sweep will');
+      return new Set<string>();
+    });
+    if (unqueued.has(run.id)) await this.#failUnqueued(run, spec);
     return run;
   }
 
   /**
    * Idempotent: records the request and signals the owner; an ended run is left as it is. The
-   * stored request is what counts: an owner the signal misses finds it by its periodic check.
+   * stored request is what counts: an owner the signal misses finds it by its periodic check. A run
+   * still waiting for a slot is admitted at once (it only ends); a parked run sees the cancel when its
+   * pending calls are answered or time out (they are fulfilled before the final event).
    */
   async cancel(workspaceId: string, runId: string): Promise<RunState> {
     const run = await this.state(workspaceId, runId);
@@ -68,6 +72,11 @@ export class RunService {
       .send(run.id, { kind: 'cancel' })
       .catch((error: unknown) =>
         this.#deps.logger.warn({ runId: run.id, err: error }, 'cancel signal not sent'),
+      );
+    await this.#deps.dispatcher
+      .admit(workspaceId)
+      .catch((error: unknown) =>
+        this.#deps.logger.warn({ runId: run.id, err: error }, 'admitting the cancelled run failed'),
       );
     return run;
   }

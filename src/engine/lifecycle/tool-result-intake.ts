@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
-import type { RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import type { RunStore, ToolCallStore } from '../ports.ts';
+import type { RunDispatcher } from './run-dispatcher.ts';
 
 export class UnknownToolUseError extends DomainError {
   constructor(toolUseId: string) {
@@ -22,12 +23,12 @@ export type IntakeOutcome = 'accepted' | 'ignored_after_cancel';
 
 /**
  * Accepts a client's answer to a pending call on any replica: the answer is
- * stored (once per call) before the request is acknowledged, then the owner is
- * signalled. After a cancellation an answer to a pending call still counts and
+ * stored (once per call) before the request is acknowledged, then the run,
+ * parked while it waits, is woken. After a cancellation an answer to a pending call still counts and
  * any other is accepted and ignored; after any other terminal event it is refused.
  */
 export async function acceptToolResult(
-  deps: { runs: RunStore; toolCalls: ToolCallStore; signals: RunSignals; logger: Logger },
+  deps: { runs: RunStore; toolCalls: ToolCallStore; dispatcher: RunDispatcher; logger: Logger },
   workspaceId: string,
   runId: string,
   toolUseId: string,
@@ -40,12 +41,13 @@ export async function acceptToolResult(
     throw new RunTerminalError();
   }
   if (await deps.toolCalls.answer(run.id, toolUseId, answer)) {
-    // The answer is stored: a notice that does not get through only leaves it to the owner's
-    // periodic re-read, and the client must not be told to send again what is already accepted.
-    await deps.signals
-      .send(run.id, { kind: 'tool_result', toolUseId })
+    // The answer is stored (the run finds it when it resumes): a wake that fails now is left to the
+    // dispatch sweep, and the client must not be told to send again what is already accepted.
+    // A run not parked yet sees the answer when it parks (it reads the calls again after parking).
+    await deps.dispatcher
+      .wake(run.id)
       .catch((error: unknown) =>
-        deps.logger.warn({ runId: run.id, toolUseId, err: error }, 'tool-result notice not sent'),
+        deps.logger.warn({ runId: run.id, toolUseId, err: error }, 'waking the run for its answer failed'),
       );
     return 'accepted';
   }

@@ -1,12 +1,5 @@
 import type { Run } from '../../domain/run.ts';
-import type {
-  ModelResolver,
-  RunSignals,
-  SchemaValidator,
-  SessionStore,
-  ToolCallStore,
-  ToolCatalog,
-} from '../ports.ts';
+import type { ModelResolver, SchemaValidator, SessionStore, ToolCallStore, ToolCatalog } from '../ports.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
 import { eventKey, type LoggedRound } from '../takeover/resume-point.ts';
 import { ClientToolExecutor } from '../tools/client-executor.ts';
@@ -25,7 +18,6 @@ export interface RunSetupDeps {
   /** A session run's history, read by reference when the run starts. */
   sessionHistory: Pick<SessionStore, 'history'>;
   toolCalls: ToolCallStore;
-  signals: RunSignals;
 }
 
 /** What a run's turns share, resolved when its execution starts. */

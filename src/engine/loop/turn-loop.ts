@@ -7,6 +7,7 @@ import type { CheckpointStore } from '../ports.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
 import { assistantMessageData, type RunCheckpointState } from '../takeover/run-checkpoint.ts';
 import type { LoopStart } from '../takeover/loop-start.ts';
+import type { RunParked } from '../tools/tool-executor.ts';
 import { planRound, runRound, type RoundOutcome, type RoundPlan } from '../tools/tool-round.ts';
 import type { LoggedRound } from '../takeover/resume-point.ts';
 import { RunCancelled } from './abort-reasons.ts';
@@ -23,6 +24,9 @@ export interface TurnLoopDeps extends ModelTurnCallerDeps, RunSetupDeps {
   checkpoints: CheckpointStore;
   logger: Logger;
 }
+
+/** How a run's execution on this worker ends: with its terminal event, or parked on a client tool. */
+export type LoopEnd = { kind: 'terminal'; event: TerminalEvent } | RunParked;
 
 export interface TurnLoopSignals {
   /** Aborted on cancel, shutdown or an event-log failure: no further model turn starts. */
@@ -88,20 +92,22 @@ export class TurnLoop {
     return this.#retained;
   }
 
-  /** Runs the loop to its end and returns the terminal event to write (never throws). */
-  async execute(): Promise<TerminalEvent> {
+  /** Runs the loop until the run ends (the terminal event to write) or parks; never throws. */
+  async execute(): Promise<LoopEnd> {
     const outcome = await this.#loop().catch((error: unknown): LoopOutcome => ({ kind: 'stopped', error }));
+    if (outcome.kind === 'parked') return outcome;
     const cancelled = this.#signals.abort.reason instanceof RunCancelled;
     if (outcome.kind === 'stopped' && !cancelled && isUnexpectedStop(outcome.error)) {
       this.#deps.logger.error({ runId: this.#run.id, err: outcome.error }, 'run failed unexpectedly');
     }
-    return terminalEventFor(outcome, this.#tally.tally, {
+    const event = terminalEventFor(outcome, this.#tally.tally, {
       cancelled,
       structuredOutput: structuredOutputOf(this.#run.spec),
     });
+    return { kind: 'terminal', event };
   }
 
-  async #loop(): Promise<LoopOutcome> {
+  async #loop(): Promise<LoopOutcome | RunParked> {
     const start = this.#start;
     // A cancel that came while no worker held the run still lets the pending round take the answers
     // already given (pending calls are fulfilled before the final event), and a turn cut short ends
@@ -184,13 +190,16 @@ export class TurnLoop {
     }
   }
 
-  /** Runs a planned round and adds its results to the conversation; an outcome when the run ends there. */
+  /**
+   * Runs a planned round and adds its results to the conversation; an outcome when the run ends or
+   * parks there (a parked run resumes the round from its checkpoint and log).
+   */
   async #round(
     setup: RunSetup,
     plan: RoundPlan,
     offered: readonly string[],
     logged?: LoggedRound,
-  ): Promise<LoopOutcome | undefined> {
+  ): Promise<LoopOutcome | RunParked | undefined> {
     const emit = roundEmitter(this.#emitter, logged);
     const outcome: RoundOutcome = await runRound(plan, {
       runId: this.#run.id,
@@ -203,6 +212,7 @@ export class TurnLoop {
       executors: setup.executors,
       ...(logged && { logged }),
     });
+    if (outcome.kind === 'parked') return outcome;
     if (outcome.kind === 'timed_out') {
       this.#throwIfAborted();
       return { kind: 'tool_timeout', call: outcome.call, timeoutMs: outcome.timeoutMs };

@@ -25,8 +25,12 @@ export interface RunStore {
   findById(workspaceId: string, id: string): Promise<Run | undefined>;
   /** Status only: no spec, metadata or usage to read and parse. */
   findState(workspaceId: string, id: string): Promise<RunState | undefined>;
-  /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
-  claimAttempt(id: string): Promise<{ run: Run; attempt: number } | undefined>;
+  /**
+   * Takes an admitted run for a new attempt (the returned number fences every write of older attempts
+   * out); with `admission`, only while that admission is the run's current one (a job of an earlier
+   * admission finds nothing to do). Undefined when the run has ended or is not admitted.
+   */
+  claimAttempt(id: string, admission?: number): Promise<{ run: Run; attempt: number } | undefined>;
   /** Records a cancellation request (the stored flag); the first request's time is kept. */
   requestCancel(id: string): Promise<void>;
 }
@@ -117,6 +121,44 @@ export interface EventStore {
   append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>>;
   readAfter(runId: string, afterSeq: number, limit?: number): Promise<SerializedRunEvent[]>;
   lastSeq(runId: string): Promise<number>;
+}
+
+/** A run admitted to execute, with the admission that queued it (the job it belongs to). */
+export interface AdmittedRun {
+  runId: string;
+  admission: number;
+}
+
+/**
+ * Fair dispatch: where each unfinished run stands (waiting for a slot of its
+ * workspace, admitted to a worker, or parked on a client tool), kept in
+ * storage so that every replica sees the same slots.
+ */
+export interface DispatchStore {
+  /**
+   * Admits the workspace's waiting runs, oldest first, while fewer than its `maxConcurrentRuns` are
+   * admitted (cancelled runs are always admitted: they only end). Serialized per workspace across
+   * replicas; returns the runs admitted.
+   */
+  admit(workspaceId: string): Promise<AdmittedRun[]>;
+  /** Whether the workspace has runs waiting for a slot. */
+  hasWaiting(workspaceId: string): Promise<boolean>;
+  /**
+   * The worker of `attempt` frees the run's slot: it waits in storage until an answer or `wakeAt`.
+   * False when that attempt no longer holds the run.
+   */
+  park(runId: string, attempt: number, wakeAt: string): Promise<boolean>;
+  /**
+   * A parked run goes back to its workspace's waiting line; with `dueBy`, only if its wake time is
+   * at or before it. Returns the run's workspace when this call woke it.
+   */
+  wake(runId: string, dueBy?: string): Promise<string | undefined>;
+  /** Parked runs whose wake time is at or before `now`. */
+  dueParked(now: string, limit: number): Promise<string[]>;
+  /** Workspaces that have runs waiting for a slot. */
+  workspacesWithWaiting(limit: number): Promise<string[]>;
+  /** Admitted runs, oldest first: each needs a job (queued or running). */
+  admitted(limit: number): Promise<AdmittedRun[]>;
 }
 
 /** Where the model catalog reads the platform's offerings. */

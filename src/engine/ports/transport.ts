@@ -13,7 +13,7 @@ export interface RunEventBus {
 }
 
 /** Control messages to the worker that owns a run; the stored state they point at is the truth. */
-export type RunSignal = { kind: 'cancel' } | { kind: 'tool_result'; toolUseId: string };
+export type RunSignal = { kind: 'cancel' };
 
 export interface RunSignals {
   send(runId: string, signal: RunSignal): Promise<void>;
@@ -21,15 +21,23 @@ export interface RunSignals {
   listen(runId: string, listener: (signal: RunSignal) => void): Promise<() => void>;
 }
 
+/** One admission of a run: the job a worker executes until the run ends or parks. */
 export interface RunJob {
   runId: string;
+  /** Absent on jobs queued before admissions were counted. */
+  admission?: number;
 }
 
-/** `handed_over`: the process is stopping and the run is not finished; the queue gives it to another worker. */
+/**
+ * `done`: the run ended, or parked on a client tool (it is admitted again when woken), or another
+ * worker holds it. `handed_over`: the process is stopping and the run is not finished; the queue
+ * gives it to another worker.
+ */
 export type RunJobOutcome = 'done' | 'handed_over';
 
-/** Dispatches runs to workers with bounded concurrency. */
+/** Dispatches admitted runs to workers with bounded concurrency. */
 export interface RunQueue {
+  /** Idempotent per job (run and admission). */
   enqueue(job: RunJob): Promise<void>;
   /** Starts consuming jobs; `handle` runs each job once and settles when the run has ended or been handed over. */
   consume(handle: (job: RunJob) => Promise<RunJobOutcome>): void;

@@ -1,7 +1,7 @@
 import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
 import { isServerToolKind, type ClientToolKind, type ToolKind } from '../../domain/tool-ref.ts';
-import type { RunSignals, SchemaValidator, ToolCallStore } from '../ports.ts';
+import type { SchemaValidator, ToolCallStore } from '../ports.ts';
 import { retainedText } from '../loop/session-turns.ts';
 import type {
   BatchOutcome,
@@ -11,19 +11,19 @@ import type {
   ToolExecutor,
 } from './tool-executor.ts';
 import { clientResultOutput } from './tool-result-output.ts';
-import { waitForToolResults } from './tool-result-waiter.ts';
 
 export interface ClientExecutorDeps {
   toolCalls: ToolCallStore;
-  signals: RunSignals;
   validator: SchemaValidator;
 }
 
 /**
  * Client-resolved calls (`local`, `a2a_local`, `mcp_local`): each is stored
- * as pending, published as `local_tool_call`, and awaited until the client
- * posts its result or `timeoutMs` passes (counted from when the call was
- * first stored, so a takeover does not extend it).
+ * as pending and published as `local_tool_call`. Until every call of the
+ * batch is answered the run parks (it holds no worker while the client
+ * works); each answer wakes it, and it echoes what came in and parks again,
+ * until the batch is answered or `timeoutMs` passes (counted from when the
+ * calls were first stored, so neither parking nor a takeover extends it).
  */
 type ClientCall = ExecutableCallOf<'client'>;
 
@@ -65,26 +65,26 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
       });
     }
     await round.emitter.durable();
-    // Each answer is echoed as soon as the wait sees it, not when its whole batch is answered.
+    // Each answer is echoed as soon as the run sees it, not when its whole batch is answered.
     const echoed = new Set(round.logged?.echoed);
-    const answered = await waitForToolResults(this.#deps, round.runId, ids, deadline, round.stop, (records) =>
-      echo(round, records, echoed),
-    );
-    if (answered === 'timeout') {
-      await toolCalls.expire(round.runId, ids);
-      // Results that landed before the expiry still count, and every accepted result is echoed.
-      const final = echo(round, await toolCalls.find(round.runId, ids), echoed);
-      const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));
-      if (missing) {
-        return {
-          kind: 'timed_out',
-          call: { toolUseId: missing.call.id, name: missing.call.name },
-          timeoutMs: this.#timeoutMs,
-        };
-      }
-      return { kind: 'done', results: this.#results(batch, final) };
+    const answered = echo(round, await toolCalls.find(round.runId, ids), echoed);
+    if (answered.length === ids.length) return { kind: 'done', results: this.#results(batch, answered) };
+    if (Date.now() < deadline) {
+      const waitingFor = ids.filter((id) => !answered.some((record) => record.toolUseId === id));
+      return { kind: 'parked', wakeAt: deadline, waitingFor };
     }
-    return { kind: 'done', results: this.#results(batch, echo(round, answered, echoed)) };
+    await toolCalls.expire(round.runId, ids);
+    // Results that landed before the expiry still count, and every accepted result is echoed.
+    const final = echo(round, await toolCalls.find(round.runId, ids), echoed);
+    const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));
+    if (missing) {
+      return {
+        kind: 'timed_out',
+        call: { toolUseId: missing.call.id, name: missing.call.name },
+        timeoutMs: this.#timeoutMs,
+      };
+    }
+    return { kind: 'done', results: this.#results(batch, final) };
   }
 
   #results(batch: readonly ClientCall[], records: readonly ToolCallRecord[]): CallResult[] {

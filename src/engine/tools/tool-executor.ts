@@ -30,7 +30,17 @@ export interface CallResult {
 export type BatchOutcome =
   | { kind: 'done'; results: CallResult[] }
   /** A client call got no answer in time: the run ends `error_local_tool_timeout`. */
-  | { kind: 'timed_out'; call: { toolUseId: string; name: string }; timeoutMs: number };
+  | { kind: 'timed_out'; call: { toolUseId: string; name: string }; timeoutMs: number }
+  /** Client calls are unanswered: the run waits in storage, holding no worker, until an answer or `wakeAt`. */
+  | RunParked;
+
+export interface RunParked {
+  kind: 'parked';
+  /** The deadline of the calls waited for (epoch ms). */
+  wakeAt: number;
+  /** The calls still unanswered when the run parked. */
+  waitingFor: string[];
+}
 
 /** One round of a run, as its executors see it. */
 export interface RoundContext {
@@ -38,7 +48,7 @@ export interface RoundContext {
   turn: number;
   emitter: RunEmitter;
   emit: EmitEvent;
-  /** Aborts waits only when the process stops; a cancelled run still waits for its pending calls. */
+  /** Aborted when the process stops (or the event log fails): long calls stop where they are. */
   stop: AbortSignal;
   /** A restarted worker continuing this round: what the log already shows of it. */
   logged?: LoggedRound;

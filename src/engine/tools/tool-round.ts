@@ -12,6 +12,7 @@ import type {
   ExecutableCallOf,
   ExecutorFamily,
   RoundContext,
+  RunParked,
   ToolExecutors,
 } from './tool-executor.ts';
 import { inputInvalidOutput, unknownToolOutput } from './tool-result-output.ts';
@@ -83,7 +84,8 @@ export type RoundOutcome =
       retained: RetainedToolPair[];
       summary: RoundSummary['calls'];
     }
-  | { kind: 'timed_out'; call: { toolUseId: string; name: string }; timeoutMs: number };
+  | { kind: 'timed_out'; call: { toolUseId: string; name: string }; timeoutMs: number }
+  | RunParked;
 
 export interface RoundRun extends RoundContext {
   tools: RoundTools;
@@ -115,7 +117,7 @@ export async function runRound(plan: RoundPlan, run: RoundRun): Promise<RoundOut
     const startedBefore = batch.calls.some((entry) => run.logged?.published.has(entry.call.id));
     if (run.cancel.aborted && !startedBefore) throw run.cancel.reason;
     const outcome = await executeBatch(run.executors, batch, run);
-    if (outcome.kind === 'timed_out') return outcome;
+    if (outcome.kind !== 'done') return outcome;
     for (const result of outcome.results) {
       outputs.set(result.toolUseId, result.output);
       if (result.retained) retained.push(result.retained);

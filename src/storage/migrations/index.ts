@@ -5,6 +5,7 @@ import { runCheckpoints } from './0003-run-checkpoints.ts';
 import { sessions } from './0004-sessions.ts';
 import { runAttempts } from './0005-run-attempts.ts';
 import { unfinishedRuns } from './0006-unfinished-runs.ts';
+import { runDispatch } from './0007-run-dispatch.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-sessions': sessions,
   '0005-run-attempts': runAttempts,
   '0006-unfinished-runs': unfinishedRuns,
+  '0007-run-dispatch': runDispatch,
 };
 
 export const migrationProvider: MigrationProvider = {

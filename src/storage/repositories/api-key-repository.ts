@@ -34,6 +34,7 @@ export class ApiKeyRepository {
           'workspaces.name as ws_name',
           'workspaces.features as ws_features',
           'workspaces.rate_limits as ws_rate_limits',
+          'workspaces.max_concurrent_runs as ws_max_concurrent_runs',
           'workspaces.created_at as ws_created_at',
           'workspaces.updated_at as ws_updated_at',
         ])
@@ -71,6 +72,7 @@ export class ApiKeyRepository {
         name: row.ws_name,
         features: row.ws_features,
         rate_limits: row.ws_rate_limits,
+        max_concurrent_runs: row.ws_max_concurrent_runs,
         created_at: row.ws_created_at,
         updated_at: row.ws_updated_at,
       }),

@@ -6,6 +6,7 @@ import { FeedbackRepository } from './feedback-repository.ts';
 import { OauthAppRepository } from './oauth-app-repository.ts';
 import { OfferingRepository } from './offering-repository.ts';
 import { RunCheckpointRepository } from './run-checkpoint-repository.ts';
+import { RunDispatchRepository } from './run-dispatch-repository.ts';
 import { RunEventRepository } from './run-event-repository.ts';
 import { RunRepository } from './run-repository.ts';
 import { SessionRepository } from './session-repository.ts';
@@ -25,6 +26,7 @@ export interface Repositories {
   users: UserRepository;
   oauthApps: OauthAppRepository;
   runs: RunRepository;
+  dispatch: RunDispatchRepository;
   runEvents: RunEventRepository;
   feedback: FeedbackRepository;
   toolCalls: ToolCallRepository;
@@ -43,6 +45,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     users: new UserRepository(db),
     oauthApps: new OauthAppRepository(db),
     runs: new RunRepository(db),
+    dispatch: new RunDispatchRepository(db),
     runEvents: new RunEventRepository(db),
     feedback: new FeedbackRepository(db),
     toolCalls: new ToolCallRepository(db),

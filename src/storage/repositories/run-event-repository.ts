@@ -52,6 +52,8 @@ export class RunEventRepository implements EventStore {
           model: param('model'),
           updated_at: param('endedAt'),
           ended_at: param('endedAt'),
+          dispatch: null,
+          wake_at: null,
         })
         .where('id', '=', param<string>('runId')),
     );

@@ -5,7 +5,7 @@ import type { RunSpec } from '../../domain/run-spec.ts';
 import type { NewRun, RunStore } from '../../engine/ports.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
-import { PreparedQuery } from '../prepared-query.ts';
+import { PreparedQuery, type Param } from '../prepared-query.ts';
 import type { Database, RunsTable } from '../schema.ts';
 
 type RunRow = Selectable<RunsTable>;
@@ -18,7 +18,8 @@ export class RunRepository implements RunStore {
     'workspaceId' | 'id',
     Pick<RunRow, 'id' | 'status' | 'ended_at' | 'cancel_requested_at'>
   >;
-  readonly #claim: PreparedQuery<'id' | 'now', RunRow>;
+  readonly #claim: PreparedQuery<'id' | 'now' | 'admission', RunRow>;
+  readonly #claimAdmission: PreparedQuery<'id' | 'now' | 'admission', RunRow>;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
@@ -40,6 +41,9 @@ export class RunRepository implements RunStore {
         model: param('model'),
         cancel_requested_at: param('cancel_requested_at'),
         attempt: param('attempt'),
+        dispatch: param('dispatch'),
+        wake_at: param('wake_at'),
+        admission: param('admission'),
         created_at: param('created_at'),
         updated_at: param('updated_at'),
         ended_at: param('ended_at'),
@@ -52,7 +56,7 @@ export class RunRepository implements RunStore {
         .where('workspace_id', '=', param<string>('workspaceId'))
         .where('id', '=', param<string>('id')),
     );
-    this.#claim = new PreparedQuery((param) =>
+    const claim = (param: Param<'id' | 'now' | 'admission'>) =>
       db
         .updateTable('runs')
         .set((eb) => ({
@@ -61,8 +65,10 @@ export class RunRepository implements RunStore {
           updated_at: param<string>('now'),
         }))
         .where('id', '=', param<string>('id'))
-        .where('ended_at', 'is', null)
-        .returningAll(),
+        .where('dispatch', '=', 'admitted');
+    this.#claim = new PreparedQuery((param) => claim(param).returningAll());
+    this.#claimAdmission = new PreparedQuery((param) =>
+      claim(param).where('admission', '=', param<number>('admission')).returningAll(),
     );
   }
 
@@ -85,6 +91,9 @@ export class RunRepository implements RunStore {
       model: null,
       cancel_requested_at: null,
       attempt: 0,
+      dispatch: 'waiting',
+      wake_at: null,
+      admission: 0,
       created_at: now,
       updated_at: now,
       ended_at: null,
@@ -116,22 +125,13 @@ export class RunRepository implements RunStore {
     );
   }
 
-  /** Takes the run for a new attempt: the returned number fences every write of older attempts out. */
-  async claimAttempt(id: string): Promise<{ run: Run; attempt: number } | undefined> {
-    const row = await this.#claim.first(this.#db, { id, now: nowIso() });
+  async claimAttempt(id: string, admission?: number): Promise<{ run: Run; attempt: number } | undefined> {
+    const now = nowIso();
+    const row =
+      admission === undefined
+        ? await this.#claim.first(this.#db, { id, now, admission: null })
+        : await this.#claimAdmission.first(this.#db, { id, now, admission });
     return row && { run: toRun(row), attempt: Number(row.attempt) };
-  }
-
-  /** Runs that have not ended, oldest first: what a restarted embedded service picks up again. */
-  async listUnfinishedIds(limit: number): Promise<string[]> {
-    const rows = await this.#db
-      .selectFrom('runs')
-      .select('id')
-      .where('ended_at', 'is', null)
-      .orderBy('created_at')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => row.id);
   }
 
   /** Records a cancellation request (the stored flag); the first request's time is kept. */

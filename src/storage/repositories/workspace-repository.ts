@@ -11,9 +11,12 @@ export interface NewWorkspace {
   name: string;
   features: WorkspaceFeatures;
   rateLimits: WorkspaceRateLimits;
+  maxConcurrentRuns: number;
 }
 
-export type WorkspacePatch = Partial<Pick<Workspace, 'name' | 'features' | 'rateLimits'>>;
+export type WorkspacePatch = Partial<
+  Pick<Workspace, 'name' | 'features' | 'rateLimits' | 'maxConcurrentRuns'>
+>;
 
 export class WorkspaceRepository {
   readonly #db: Kysely<Database>;
@@ -23,15 +26,16 @@ export class WorkspaceRepository {
 
   async create(input: NewWorkspace): Promise<Workspace> {
     const now = nowIso();
-    const row: WorkspacesTable = {
+    const row = {
       id: newId('workspace'),
       slug: input.slug,
       name: input.name,
       features: toJson(input.features),
       rate_limits: toJson(input.rateLimits),
+      max_concurrent_runs: input.maxConcurrentRuns,
       created_at: now,
       updated_at: now,
-    };
+    } satisfies Selectable<WorkspacesTable>;
     try {
       await this.#db.insertInto('workspaces').values(row).execute();
     } catch (error) {
@@ -78,6 +82,7 @@ export class WorkspaceRepository {
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.features !== undefined) changes.features = toJson(patch.features);
     if (patch.rateLimits !== undefined) changes.rate_limits = toJson(patch.rateLimits);
+    if (patch.maxConcurrentRuns !== undefined) changes.max_concurrent_runs = patch.maxConcurrentRuns;
     await this.#db.updateTable('workspaces').set(changes).where('id', '=', id).execute();
     return this.findById(id);
   }
@@ -95,6 +100,7 @@ export function toWorkspace(row: Selectable<WorkspacesTable>): Workspace {
     name: row.name,
     features: fromJson<WorkspaceFeatures>(row.features),
     rateLimits: fromJson<WorkspaceRateLimits>(row.rate_limits),
+    maxConcurrentRuns: Number(row.max_concurrent_runs),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { withoutUndefined } from '../../../domain/without-undefined.ts';
+import { DEFAULT_MAX_CONCURRENT_RUNS } from '../../../domain/workspace.ts';
 import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
 import { slugSchema } from '../../schemas/common.ts';
@@ -13,6 +14,7 @@ const rateLimitsSchema = z.strictObject({
   otherMutations: perMinute.optional(),
 });
 const featuresSchema = z.strictObject({ apiKeys: z.boolean().optional(), oauthApps: z.boolean().optional() });
+const maxConcurrentRunsSchema = z.number().int('must be a whole number').min(1).max(100_000);
 
 /** The body of `POST /workspaces` (also read by the admin CLI to type its flags). */
 export const createWorkspaceSchema = z.strictObject({
@@ -20,15 +22,17 @@ export const createWorkspaceSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   features: featuresSchema.optional(),
   rateLimits: rateLimitsSchema.optional(),
+  maxConcurrentRuns: maxConcurrentRunsSchema.optional(),
 });
 /** The body of `PATCH /workspaces/{slug}`. */
 export const updateWorkspaceSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   features: featuresSchema.optional(),
   rateLimits: rateLimitsSchema.optional(),
+  maxConcurrentRuns: maxConcurrentRunsSchema.optional(),
 });
 
-export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
+export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog, engine }: AppResources): void {
   app.post('/workspaces', async (request, reply) => {
     const body = parseInput(createWorkspaceSchema, request.body);
     const workspace = await repos.workspaces.create({
@@ -36,6 +40,7 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: A
       name: body.name ?? body.slug,
       features: { apiKeys: body.features?.apiKeys ?? true, oauthApps: body.features?.oauthApps ?? true },
       rateLimits: withoutUndefined(body.rateLimits ?? {}),
+      maxConcurrentRuns: body.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS,
     });
     return reply.status(201).send({ id: workspace.id, slug: workspace.slug });
   });
@@ -49,8 +54,9 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: A
   app.patch<{ Params: { slug: string } }>('/workspaces/:slug', async (request) => {
     const body = parseInput(updateWorkspaceSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    return repos.workspaces.update(workspace.id, {
+    const updated = await repos.workspaces.update(workspace.id, {
       ...(body.name !== undefined && { name: body.name }),
+      ...(body.maxConcurrentRuns !== undefined && { maxConcurrentRuns: body.maxConcurrentRuns }),
       ...(body.features !== undefined && {
         features: { ...workspace.features, ...withoutUndefined(body.features) },
       }),
@@ -58,6 +64,9 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: A
         rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) },
       }),
     });
+    // A raised limit admits waiting runs now, not at the next run's end.
+    if (body.maxConcurrentRuns !== undefined) await engine.dispatcher.admit(workspace.id);
+    return updated;
   });
 
   app.delete<{ Params: { slug: string } }>('/workspaces/:slug', async (request, reply) => {
