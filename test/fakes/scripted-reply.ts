@@ -67,6 +67,8 @@ export interface RecordedRequest {
   body: unknown;
   rawBody: string;
   receivedAt: number;
+  /** When the reply ended (its connection closed), in epoch ms; undefined while it goes on. */
+  respondedAt?: number;
   /** Set when the client closed the connection before the fake finished its reply. */
   closedByClient: boolean;
 }
@@ -222,6 +224,7 @@ export async function startScriptedServer(
     for (const wake of waiters) wake();
     const replyDone = new AbortController();
     res.on('close', () => {
+      recorded.respondedAt = Date.now();
       if (!res.writableFinished && !droppedResponses.has(res))
         recorded.closedByClient = !shutdown.signal.aborted;
       replyDone.abort();

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
+import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
+import { mostInFlight, runLabelsInOrder } from '../support/provider-load.ts';
+import { readAll } from '../support/sse-client.ts';
+import { watchStream } from '../support/stream-watch.ts';
+import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
+
+const WEATHER_TOOL = {
+  kind: 'local',
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+describe('scale-out: workers shared fairly across processes', { timeout: 120_000 }, () => {
+  let cluster: Cluster;
+  let fake: FakeProviderServer;
+  let headers: Record<string, string>;
+  let base: string;
+
+  before(async () => {
+    fake = await startFakeAnthropic();
+    // Two workers of one run slot each: a run that waited on a worker slot would starve the others.
+    cluster = await startCluster({ apis: 1, workers: 2, env: { AGENT_RUNS_WORKER_CONCURRENCY: '1' } });
+    base = cluster.apis[0]!.baseUrl!;
+    headers = {
+      authorization: `Bearer ${await provisionAcme(base, cluster.adminToken, fake.url)}`,
+      'content-type': 'application/json',
+    };
+  });
+  after(async () => {
+    await cluster?.stop();
+    await fake?.close();
+  });
+  beforeEach(() => fake.reset());
+
+  async function admin(method: string, path: string, body: unknown) {
+    const response = await fetch(`${base}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+  }
+
+  async function createRun(body: Record<string, unknown>): Promise<string> {
+    const response = await fetch(`${base}/api/v1/workspaces/acme/agent-runs`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ systemPrompt: 's', ...body }),
+    });
+    assert.equal(response.status, 202);
+    return ((await response.json()) as { runId: string }).runId;
+  }
+
+  const streamUrl = (runId: string) => `${base}/api/v1/workspaces/acme/agent-runs/${runId}/stream`;
+
+  it('runs waiting for client tool results hold no worker: with every worker slot used by a waiting run, another run completes', async () => {
+    await admin('PATCH', '/workspaces/acme', { maxConcurrentRuns: 100 });
+    fake.enqueue(
+      { toolCalls: [{ id: 'call_a', name: 'get_weather', input: { city: 'Paris' } }] },
+      { toolCalls: [{ id: 'call_b', name: 'get_weather', input: { city: 'Rome' } }] },
+    );
+    const waiting = [];
+    for (const city of ['Paris', 'Rome']) {
+      const runId = await createRun({ prompt: `weather in ${city}?`, tools: [WEATHER_TOOL] });
+      const watch = await watchStream(streamUrl(runId), headers, runId);
+      await watch.waitForType('local_tool_call', 30_000);
+      waiting.push(watch);
+    }
+    try {
+      fake.enqueue({ text: ['Not waiting.'] });
+      const frames = await readAll(streamUrl(await createRun({ prompt: 'hello' })), headers);
+      assert.equal(frames.at(-1)?.data.data.text, 'Not waiting.');
+
+      fake.enqueue({ text: ['Done.'] });
+      for (const [index, watch] of waiting.entries()) {
+        const toolUseId = index === 0 ? 'call_a' : 'call_b';
+        const posted = await fetch(`${base}/api/v1/workspaces/acme/agent-runs/${watch.runId}/tool-results`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ toolUseId, result: 'sunny' }),
+        });
+        assert.equal(posted.status, 200);
+      }
+      for (const watch of waiting) {
+        const ended = await watch.ended;
+        assert.equal(ended.at(-1)?.data.type, 'result');
+        assert.ok(ended.some((frame) => frame.data.type === 'local_tool_result_in'));
+      }
+    } finally {
+      for (const watch of waiting) watch.close();
+    }
+  });
+
+  it('maxConcurrentRuns holds across workers: the excess waits queued and starts in the order it came', async () => {
+    await cluster.startWorker('worker3');
+    await admin('PATCH', '/workspaces/acme', { maxConcurrentRuns: 2 });
+    fake.enqueue({ text: ['done'], firstChunkDelayMs: 200 });
+    const runIds = [];
+    for (let index = 0; index < 6; index++) runIds.push(await createRun({ prompt: `run ${index}` }));
+    for (const runId of runIds) {
+      const frames = await readAll(streamUrl(runId), headers);
+      assert.equal(frames.at(-1)?.data.type, 'result');
+    }
+    assert.deepEqual(
+      runLabelsInOrder(fake.requests),
+      runIds.map((_, index) => `run ${index}`),
+    );
+    assert.equal(mostInFlight(fake.requests), 2);
+  });
+});
