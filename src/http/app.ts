@@ -1,9 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
+import { registerLingeringClose } from './plugins/lingering-close.ts';
 import type { AppResources } from './resources.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { healthRoutes } from './routes/health.ts';
+import { RUN_BODY_LIMIT } from './routes/workspace/runs.ts';
 import { workspaceRoutes } from './routes/workspace/index.ts';
 
 export interface BuildAppOptions {
@@ -15,6 +17,9 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger,
     bodyLimit: 1024 * 1024,
+    // Fastify turns Node's limit on receiving a whole request (300 s) off: a client sending its body
+    // slowly would hold the connection for ever. 64 MiB in 300 s needs ~220 KB/s.
+    requestTimeout: 300_000,
     return503OnClosing: true,
     // Requests Fastify rejects before routing (a malformed URL, bad percent-encoding) get our error shape too.
     frameworkErrors: (error, _request, reply) => {
@@ -23,6 +28,9 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   });
   registerErrorHandling(app);
   registerJsonBodyParser(app);
+  // An answer given before the body has all arrived (413, 401, 429) reaches the client: the rest of the
+  // body is discarded, at most as much as the largest body a route takes, for at most 30 s.
+  registerLingeringClose(app, { maxDiscardBytes: RUN_BODY_LIMIT, maxLingerMs: 30_000 });
   healthRoutes(app, resources);
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
   if (resources.adminToken) {
