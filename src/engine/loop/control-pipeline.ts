@@ -79,14 +79,14 @@ export class ControlPipeline {
       if (verdict instanceof Promise) pending.push(verdict);
     }
     if (pending.length === 0) return 'continue';
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       let open = pending.length;
-      for (const verdict of pending) {
-        verdict.then((value) => {
-          if (value === 'abort') resolve('abort');
-          else if (--open === 0) resolve('continue');
-        }, reject);
-      }
+      const settled = (value: 'continue' | 'abort') => {
+        if (value === 'abort') resolve('abort');
+        else if (--open === 0) resolve('continue');
+      };
+      // A review that fails has no verdict: it counts as continue, and does not mask another's abort.
+      for (const verdict of pending) verdict.then(settled, () => settled('continue'));
     });
   }
 
