@@ -18,6 +18,7 @@ import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
 import { RunDispatcher } from './engine/lifecycle/run-dispatcher.ts';
+import { controlPipelineFor } from './engine/controls/run-controls.ts';
 import type { AdmittedRun, ModelPort, RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
 import { BullmqRunQueue } from './infra/bullmq-queue.ts';
 import { RedisRunEventBus, RedisRunSignals } from './infra/redis-bus.ts';
@@ -187,6 +188,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         fenceWrites: redis !== undefined,
         runs: repos.runs,
         dispatcher,
+        controlsFor: (run) => controlPipelineFor(run.spec),
         events: repos.runEvents,
         writer,
         signals,

@@ -1,29 +1,34 @@
 /**
- * The real turn loop on real parts, driven the way the worker's RunExecutor drives it: a migrated
- * SQLite database and its repositories, the event-log writer and a run emitter, the in-process bus
- * and signals, the JSON-schema validator, the tool catalog, and the built-in `mock` provider through
- * the in-thread model port. A test brings only the run controls under test; the model resolver is a
- * fixed ResolvedModel. Client tool calls are answered through `acceptToolResult`, as the route does.
+ * The real turn loop on real parts, run by the worker's own RunExecutor: a migrated SQLite database
+ * and its repositories, the event-log writer, the in-process bus, signals and queue, the dispatcher
+ * (a run waiting for a client tool parks and is woken by its answer), the JSON-schema validator, the
+ * tool catalog, and the built-in `mock` provider through the in-thread model port. A test brings
+ * only the run controls under test; the model resolver answers with the run's mock model. Client
+ * tool calls are answered through `acceptToolResult`, as the route does.
  */
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { ModelMessage } from 'ai';
 import { pino } from 'pino';
 import type { ResolvedModel } from '../../src/domain/model.ts';
 import type { Run } from '../../src/domain/run.ts';
-import type { RunEventData, RunEventType, SerializedRunEvent } from '../../src/domain/run-events.ts';
+import {
+  isTerminalEventType,
+  type RunEventData,
+  type RunEventType,
+  type SerializedRunEvent,
+} from '../../src/domain/run-events.ts';
 import type { LocalToolRef } from '../../src/domain/tool-ref.ts';
 import type { RunSpec } from '../../src/domain/run-spec.ts';
 import type { ClientToolResult } from '../../src/domain/tool-call.ts';
 import { acceptToolResult, type IntakeOutcome } from '../../src/engine/lifecycle/tool-result-intake.ts';
+import { RunDispatcher } from '../../src/engine/lifecycle/run-dispatcher.ts';
+import { RunExecutor } from '../../src/engine/lifecycle/run-executor.ts';
 import { EventLogWriter } from '../../src/engine/log/event-log-writer.ts';
-import { RunEmitter } from '../../src/engine/log/run-emitter.ts';
-import { EventLogFailure, RunCancelled, ServiceShutdown } from '../../src/engine/loop/abort-reasons.ts';
 import type { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
-import type { TerminalEvent } from '../../src/engine/loop/terminal-events.ts';
-import { TurnLoop, type TurnLoopDeps } from '../../src/engine/loop/turn-loop.ts';
 import type { ModelCall, ModelPort, PublishedEvent } from '../../src/engine/ports.ts';
-import { FRESH_START } from '../../src/engine/takeover/loop-start.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from '../../src/infra/in-process-bus.ts';
+import { InProcessRunQueue } from '../../src/infra/in-process-queue.ts';
 import { inThreadModelPort } from '../../src/providers/model-turn.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
@@ -36,6 +41,8 @@ export type LoggedEvent = {
 }[RunEventType];
 
 export type LoggedEventOf<T extends RunEventType> = Extract<LoggedEvent, { type: T }>;
+
+export type TerminalLoggedEvent = LoggedEventOf<'result' | 'error' | 'cancelled'>;
 
 /** The longest any wait of these tests may take before it fails (they wait for events, not for time). */
 export const WAIT_CAP_MS = 15_000;
@@ -63,17 +70,17 @@ export interface RunUnderTest {
   ): Promise<LoggedEventOf<T>>;
   /** Posts a client's answer through the intake the HTTP route uses. */
   answer(toolUseId: string, answer: ClientToolResult): Promise<IntakeOutcome>;
-  /** The loop's terminal event, once written with the run's outcome, and the whole log read back. */
-  ended: Promise<{ terminal: TerminalEvent; events: LoggedEvent[]; run: Run }>;
+  /** The run's terminal event, once written with the run's outcome, and the whole log read back. */
+  ended: Promise<{ terminal: TerminalLoggedEvent; events: LoggedEvent[]; run: Run }>;
 }
 
 export interface LoopHarness {
   repos: Repositories;
-  /** Creates a run, claims it as a worker does, and starts its loop with the given controls. */
+  /** Creates a run with the given controls and admits it to a worker, as the API does. */
   start(options: RunOptions, pipeline: ControlPipeline): Promise<RunUnderTest>;
   /** Error-level log lines of the loops (an unexpected stop is logged there). */
   errorLogs: string[];
-  /** Stops any loop still running (as a shutdown would), waits for it, and closes the database. */
+  /** Stops the worker (a run still going is handed over, as on a shutdown) and closes the database. */
   close(): Promise<void>;
 }
 
@@ -117,7 +124,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
   const bus = new InProcessRunEventBus();
   const signals = new InProcessRunSignals();
   const writer = new EventLogWriter(repos.runEvents, bus);
-  const validator = new JsonSchemaValidator();
+  const queue = new InProcessRunQueue({ concurrency: 16 });
   const errorLogs: string[] = [];
   const logger = pino(
     { level: 'error' },
@@ -128,23 +135,71 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       },
     }),
   );
+  const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger });
   const workspace = await repos.workspaces.create({
     slug: 'loop-tests',
     name: 'loop tests',
     features: { apiKeys: true, oauthApps: false },
     rateLimits: {},
+    maxConcurrentRuns: 100,
   });
-  const running = new Set<{ halt: (reason: Error) => void; done: Promise<unknown> }>();
+  // Each run's controls under test and model calls, by run id.
+  const pipelines = new Map<string, ControlPipeline>();
+  const calls = new Map<string, ModelCall[]>();
+  const models = new Map<string, ResolvedModel>();
+  // The real model port; the loop's requests are kept for the test to read.
+  const modelPort: ModelPort = {
+    call: (call, signal, output) => {
+      calls.get(call.model.connectionRef)?.push(structuredClone(call));
+      return inThreadModelPort.call(call, signal, output);
+    },
+    close: () => inThreadModelPort.close(),
+  };
+  const shutdown = new AbortController();
+  const executor = new RunExecutor({
+    shutdown: shutdown.signal,
+    fenceWrites: false,
+    runs: repos.runs,
+    dispatcher,
+    controlsFor: (run) => {
+      const pipeline = pipelines.get(run.id);
+      if (!pipeline) throw new Error(`no controls registered for run ${run.id}`);
+      return pipeline;
+    },
+    events: repos.runEvents,
+    writer,
+    signals,
+    models: modelPort,
+    retryPolicy: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    executionRetry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    cancelCheckMs: undefined,
+    logger,
+    // Each run's model is its own: the resolver answers with the one the test asked for.
+    resolver: {
+      resolve: async (_workspaceId, ref) => {
+        const model = ref && models.get(ref);
+        if (!model) throw new Error(`no model registered as ${String(ref)}`);
+        return model;
+      },
+    },
+    toolCatalog: runToolCatalog,
+    validator: new JsonSchemaValidator(),
+    sessionHistory: repos.sessions,
+    toolCalls: repos.toolCalls,
+    checkpoints: repos.checkpoints,
+  });
+  queue.consume((job) => executor.execute(job));
 
   async function start(options: RunOptions, pipeline: ControlPipeline): Promise<RunUnderTest> {
     const vendorModelId = options.vendorModelId ?? 'echo';
-    const model = resolvedMockModel(vendorModelId);
+    const ref = `platform:mock-${randomUUID()}`;
+    const model = { ...resolvedMockModel(vendorModelId), connectionRef: ref };
     const spec: RunSpec = {
       prompt: options.prompt,
       ...(options.budgets && { budgets: options.budgets }),
       effective: {
         systemPrompt: 'You are the agent under test.',
-        model: { ref: model.connectionRef, id: model.id, provider: model.provider, vendorModelId },
+        model: { ref, id: model.id, provider: model.provider, vendorModelId },
         reasoningLevel: options.reasoningLevel ?? null,
         tools: options.tools ?? [],
         localToolTimeoutMs: 60_000,
@@ -158,6 +213,10 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       spec,
       metadata: {},
     });
+    pipelines.set(created.id, pipeline);
+    models.set(ref, model);
+    const runCalls: ModelCall[] = [];
+    calls.set(ref, runCalls);
 
     const live: PublishedEvent[] = [];
     const waiters = new Set<() => void>();
@@ -165,98 +224,60 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       live.push(event);
       for (const wake of [...waiters]) wake();
     });
+    const waitFor: RunUnderTest['waitFor'] = (type, matches = () => true) => {
+      const found = () =>
+        live
+          .filter((event) => event.type === type)
+          .map((event) => parseEvent(event) as LoggedEventOf<typeof type>)
+          .find(matches);
+      return within(
+        new Promise((resolve) => {
+          const check = () => {
+            const event = found();
+            if (!event) return;
+            waiters.delete(check);
+            resolve(event);
+          };
+          waiters.add(check);
+          check();
+        }),
+        `a ${type} event of run ${created.id}`,
+      );
+    };
+    // As the API does: the run waits for a slot of its workspace and is admitted to a worker.
+    await dispatcher.admit(workspace.id);
 
-    const calls: ModelCall[] = [];
-    // The real model port; the loop's requests are kept for the test to read.
-    const models: ModelPort = {
-      call: (call, signal, output) => {
-        calls.push(structuredClone(call));
-        return inThreadModelPort.call(call, signal, output);
-      },
-      close: () => inThreadModelPort.close(),
-    };
-    const deps: TurnLoopDeps = {
-      models,
-      retryPolicy: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-      logger,
-      resolver: { resolve: async () => model },
-      toolCatalog: runToolCatalog,
-      validator,
-      sessionHistory: repos.sessions,
-      toolCalls: repos.toolCalls,
-      signals,
-      checkpoints: repos.checkpoints,
-    };
-
-    // As RunExecutor: listen for signals, claim the run, number its events, run the loop, end it.
-    const abort = new AbortController();
-    const stop = new AbortController();
-    const halt = (reason: Error) => {
-      if (!abort.signal.aborted) abort.abort(reason);
-      if (!stop.signal.aborted) stop.abort(reason);
-    };
-    const stopListening = await signals.listen(created.id, (signal) => {
-      if (signal.kind === 'cancel' && !abort.signal.aborted) abort.abort(new RunCancelled());
-    });
-    const claimed = await repos.runs.claimAttempt(created.id);
-    if (!claimed) throw new Error('the new run could not be claimed');
-    const emitter = new RunEmitter(writer, created.id, 0, (error) => halt(new EventLogFailure(error)));
-    const loop = new TurnLoop(
-      deps,
-      claimed.run,
-      pipeline,
-      emitter,
-      { abort: abort.signal, stop: stop.signal },
-      FRESH_START,
-    );
     const ended = (async () => {
       try {
-        const terminal = await loop.execute();
-        // As on a shutdown, a run the harness stopped is left without a terminal event.
-        if (abort.signal.reason instanceof ServiceShutdown) throw abort.signal.reason;
-        await emitter.end(terminal);
+        const terminal = await new Promise<LoggedEvent>((resolve) => {
+          const check = () => {
+            const last = live.at(-1);
+            if (!last || !isTerminalEventType(last.type)) return;
+            waiters.delete(check);
+            resolve(parseEvent(last));
+          };
+          waiters.add(check);
+          check();
+        });
         const events = (await repos.runEvents.readAfter(created.id, 0, 100_000)).map(parseEvent);
         const run = await repos.runs.findById(workspace.id, created.id);
         if (!run) throw new Error('the run row is gone');
-        return { terminal, events, run };
+        return { terminal: terminal as TerminalLoggedEvent, events, run };
       } finally {
-        stopListening();
         unsubscribe();
       }
     })();
-    const entry = { halt, done: ended.catch(() => undefined) };
-    running.add(entry);
-    void entry.done.then(() => running.delete(entry));
 
     return {
       runId: created.id,
       workspaceId: workspace.id,
-      calls,
+      calls: runCalls,
       live,
       ended,
-      waitFor<T extends RunEventType>(type: T, matches: (event: LoggedEventOf<T>) => boolean = () => true) {
-        const found = () =>
-          live
-            .filter((event) => event.type === type)
-            .map((event) => parseEvent(event) as LoggedEventOf<T>)
-            .find(matches);
-        return within(
-          new Promise<LoggedEventOf<T>>((resolve) => {
-            const check = () => {
-              const event = found();
-              if (!event) return;
-              waiters.delete(check);
-              resolve(event);
-            };
-            waiters.add(check);
-            check();
-          }),
-          `a ${type} event of run ${created.id}`,
-        );
-      },
+      waitFor,
       answer: (toolUseId, answer) =>
         acceptToolResult(
-          { runs: repos.runs, toolCalls: repos.toolCalls, signals, logger },
+          { runs: repos.runs, toolCalls: repos.toolCalls, dispatcher, logger },
           workspace.id,
           created.id,
           toolUseId,
@@ -270,8 +291,9 @@ export async function openLoopHarness(): Promise<LoopHarness> {
     start,
     errorLogs,
     close: async () => {
-      for (const entry of running) entry.halt(new ServiceShutdown());
-      await Promise.all([...running].map((entry) => entry.done));
+      shutdown.abort();
+      await dispatcher.close();
+      await queue.close();
       await writer.durable().catch(() => undefined);
       await storage.drop();
     },

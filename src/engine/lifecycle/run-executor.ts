@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { Run } from '../../domain/run.ts';
 import { isTerminalEventType } from '../../domain/run-events.ts';
 import type { RetainedToolPair } from '../../domain/session-history.ts';
-import { controlPipelineFor } from '../controls/run-controls.ts';
 import type { EventLogWriter } from '../log/event-log-writer.ts';
 import { RunEmitter } from '../log/run-emitter.ts';
 import { EventLogFailure, RunCancelled, ServiceShutdown } from '../loop/abort-reasons.ts';
+import type { ControlPipeline } from '../loop/control-pipeline.ts';
 import { backoffDelayMs, type RetryPolicy } from '../loop/retry-policy.ts';
 import { sessionTurnItems } from '../loop/session-turns.ts';
 import { errorBeforeAnyTurn, type TerminalEvent } from '../loop/terminal-events.ts';
@@ -19,6 +19,8 @@ import type { RunDispatcher } from './run-dispatcher.ts';
 export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
   dispatcher: RunDispatcher;
+  /** The run controls of a run (`controlPipelineFor` its spec). */
+  controlsFor(run: Run): ControlPipeline;
   events: EventStore;
   writer: EventLogWriter;
   signals: RunSignals;
@@ -148,7 +150,7 @@ export class RunExecutor {
       const loop = new TurnLoop(
         this.#deps,
         run,
-        controlPipelineFor(run.spec),
+        this.#deps.controlsFor(run),
         emitter,
         { abort: abort.signal, stop: stop.signal },
         start,

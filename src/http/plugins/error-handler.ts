@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError } from '../../domain/errors.ts';
-import { errorResponse } from '../error-mapping.ts';
+import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { errorResponse, statusOf } from '../error-mapping.ts';
 
 /**
  * Every failure answers `{ error, message }`: domain errors through the one
@@ -14,24 +14,23 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const { status, body } = errorResponse(error);
       return reply.status(status).send(body);
     }
+    const send = (code: ErrorCode, message: string, status = statusOf(code)) =>
+      reply.status(status).send({ error: code, message });
     const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (status === 413) {
-      return reply.status(413).send({
-        error: 'payload_too_large',
-        message: `the request body exceeds this route's limit of ${request.routeOptions.bodyLimit} bytes`,
-      });
+      const limit = request.routeOptions.bodyLimit;
+      return send('payload_too_large', `the request body exceeds this route's limit of ${limit} bytes`);
     }
-    if (status >= 400 && status < 500) {
-      const code = status === 415 ? 'unsupported_media_type' : 'invalid_request';
-      return reply.status(status).send({ error: code, message: error.message });
-    }
+    if (status === 415) return send('unsupported_media_type', error.message);
+    if (status >= 400 && status < 500) return send('invalid_request', error.message, status);
     request.log.error({ err: error }, 'unhandled error');
-    return reply.status(500).send({ error: 'internal_error', message: 'internal server error' });
+    return send('internal_error', 'internal server error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send({ error: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    return reply
+      .status(statusOf('not_found'))
+      .send({ error: 'not_found', message: `no route for ${request.method} ${path}` });
+  });
 }
