@@ -34,8 +34,9 @@ export const ADMIN_RESOURCES = ['workspaces', 'offerings', ...WORKSPACE_SCOPED] 
 export const ADMIN_USAGE = `usage: agent-runs admin <resource> <action> [args] [--field value ...] [--data JSON] [--json] [--url URL]
 
 resources and actions:
-  workspaces   create --slug S [--name N] [--features JSON] [--rate-limits JSON] | list | get SLUG
-               | update SLUG [--name N] [--features JSON] [--rate-limits JSON] | delete SLUG
+  workspaces   create --slug S [--name N] [--features JSON] [--rate-limits JSON] [--max-concurrent-runs N]
+               | list | get SLUG | delete SLUG
+               | update SLUG [--name N] [--features JSON] [--rate-limits JSON] [--max-concurrent-runs N]
   offerings    create --provider P --vendor-model-id M [--api A] [--base-url U] [--api-key K] ... | list | delete ID
   api-keys     create WS [--name N] [--agent-ids '["agt_…"]'] [--usage developer_api|internal] | list WS | delete WS ID
   providers    create WS --provider P --models '[{"vendorModelId":"m"}]' [--api-key K] [--is-default true] | list WS | delete WS ID

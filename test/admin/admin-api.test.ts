@@ -125,6 +125,7 @@ describe('admin API over HTTP', () => {
       assert.equal(fetched.body.name, 'ws-defaults', 'name defaults to the slug');
       assert.deepEqual(fetched.body.features, { apiKeys: true, oauthApps: true });
       assert.deepEqual(fetched.body.rateLimits, {});
+      assert.equal(fetched.body.maxConcurrentRuns, 100, 'maxConcurrentRuns defaults to 100');
     });
 
     it('POST /workspaces stores name, features and rateLimits as given', async () => {
@@ -133,10 +134,12 @@ describe('admin API over HTTP', () => {
         name: 'Full Co',
         features: { oauthApps: false },
         rateLimits: { runStart: 5, otherMutations: 100 },
+        maxConcurrentRuns: 3,
       });
       assert.equal(created.status, 201);
       const fetched = await server.admin('GET', '/workspaces/ws-full');
       assert.equal(fetched.body.name, 'Full Co');
+      assert.equal(fetched.body.maxConcurrentRuns, 3);
       assert.deepEqual(fetched.body.features, { apiKeys: true, oauthApps: false });
       assert.deepEqual(fetched.body.rateLimits, { runStart: 5, otherMutations: 100 });
     });
@@ -171,6 +174,10 @@ describe('admin API over HTTP', () => {
       assert.equal(patched.body.name, 'Before');
       assert.deepEqual(patched.body.features, { apiKeys: true, oauthApps: false });
       assert.deepEqual(patched.body.rateLimits, { runStart: 7, lifecycle: 50 });
+
+      const limited = await server.admin('PATCH', '/workspaces/ws-patch', { maxConcurrentRuns: 250 });
+      assert.equal(limited.body.maxConcurrentRuns, 250);
+      assert.deepEqual(limited.body.rateLimits, { runStart: 7, lifecycle: 50 }, 'the rest unchanged');
 
       const renamed = await server.admin('PATCH', '/workspaces/ws-patch', { name: 'After' });
       assert.equal(renamed.status, 200);
@@ -236,6 +243,16 @@ describe('admin API over HTTP', () => {
         await server.admin('POST', '/workspaces', { slug: 'ws-bad', rateLimits: { runStart: 0 } }),
         'rateLimits',
       );
+      for (const maxConcurrentRuns of [0, 2.5, '10', 100_001]) {
+        assertInvalid(
+          await server.admin('POST', '/workspaces', { slug: 'ws-bad', maxConcurrentRuns }),
+          'maxConcurrentRuns',
+        );
+        assertInvalid(
+          await server.admin('PATCH', '/workspaces/ws-defaults', { maxConcurrentRuns }),
+          'maxConcurrentRuns',
+        );
+      }
       assertInvalid(
         await server.admin('POST', '/workspaces', { slug: 'ws-bad', rateLimits: { runStart: 1.5 } }),
         'rateLimits',

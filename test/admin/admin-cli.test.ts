@@ -102,6 +102,8 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
         '{"oauthApps":false}',
         '--rate-limits',
         '{"runStart":3}',
+        '--max-concurrent-runs',
+        '7',
         '--json',
       ),
     );
@@ -109,9 +111,13 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
     const fetched = json(await admin('workspaces', 'get', 'flags', '--json'));
     assert.deepEqual(fetched.features, { apiKeys: true, oauthApps: false });
     assert.deepEqual(fetched.rateLimits, { runStart: 3 });
+    assert.equal(fetched.maxConcurrentRuns, 7);
 
-    const updated = json(await admin('workspaces', 'update', 'flags', '--name=Renamed', '--json'));
+    const updated = json(
+      await admin('workspaces', 'update', 'flags', '--name=Renamed', '--max-concurrent-runs=12', '--json'),
+    );
     assert.equal(updated.name, 'Renamed');
+    assert.equal(updated.maxConcurrentRuns, 12);
 
     const provider = json(
       await admin(
