@@ -59,8 +59,13 @@ export class RunEventStream implements SseTransport {
     this.#response.flushHeaders();
     this.#response.on('close', () => this.#close());
     const sequencer = this.#sequencer;
-    this.#unsubscribe = await this.#options.bus.subscribe(this.#runId, (event) => sequencer.liveEvent(event));
-    if (this.#closed) this.#unsubscribe();
+    const unsubscribe = await this.#options.bus.subscribe(this.#runId, (event) => sequencer.liveEvent(event));
+    if (this.#closed) {
+      // The client left while subscribing: #close had nothing to undo yet, so start nothing more.
+      unsubscribe();
+      return;
+    }
+    this.#unsubscribe = unsubscribe;
     this.#heartbeat = setInterval(() => this.#beat(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
     sequencer.subscribed();
