@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RunEventType, SerializedRunEvent } from '../../src/domain/run-events.ts';
+import type { StoredCheckpoint } from '../../src/engine/ports.ts';
+import { eventKey, resumePointOf, type ResumePoint } from '../../src/engine/takeover/resume-point.ts';
+import type { RunCheckpointState } from '../../src/engine/takeover/run-checkpoint.ts';
+
+/** `resumePointOf` reads only whether there is a checkpoint, never its state. */
+const CHECKPOINT: StoredCheckpoint<RunCheckpointState> = { seq: 4, state: {} as RunCheckpointState };
+
+function logged(...events: Array<[RunEventType, unknown]>): SerializedRunEvent[] {
+  return events.map(([type, data], index) => ({
+    seq: CHECKPOINT.seq + 1 + index,
+    type,
+    dataJson: JSON.stringify(data),
+  }));
+}
+
+const delta = (text: string): [RunEventType, unknown] => ['assistant_delta', { text }];
+const thought = (text: string): [RunEventType, unknown] => ['thinking_delta', { text }];
+const assistantMessage: [RunEventType, unknown] = [
+  'assistant_message',
+  { text: '', turn: 0, finishReason: 'tool_use' },
+];
+const localCall = (toolUseId: string): [RunEventType, unknown] => [
+  'local_tool_call',
+  { toolUseId, name: 'lookup', args: {} },
+];
+const localAnswer = (toolUseId: string): [RunEventType, unknown] => [
+  'local_tool_result_in',
+  { toolUseId, output: 'ok' },
+];
+const budgetExceeded: [RunEventType, unknown] = [
+  'tool_budget_exceeded',
+  { tool: 'lookup', maxCalls: 1, callIndex: 2 },
+];
+const loopDetected: [RunEventType, unknown] = [
+  'loop_detected',
+  { consecutiveCount: 3, hardCutoff: false, tools: ['x'] },
+];
+const supervisorReview: [RunEventType, unknown] = [
+  'supervisor',
+  { action: 'on_track', reason: 'fine', llmCalls: 1 },
+];
+const taskPlan: [RunEventType, unknown] = [
+  'task_plan',
+  { v: 2, planId: 'p', revision: 1, brief: 'b', steps: [] },
+];
+
+const nothingLogged: Omit<ResumePoint, 'checkpoint'> = {
+  published: new Set(),
+  echoed: new Set(),
+  announced: new Set(),
+  assistantMessageSent: false,
+  partialText: '',
+  partialThinking: '',
+};
+
+describe('the resume point of a run taken over', () => {
+  const resumable: Array<{
+    rule: string;
+    checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
+    after: SerializedRunEvent[];
+    expected: Partial<ResumePoint>;
+  }> = [
+    {
+      rule: 'nothing after the checkpoint: the pending round from its start',
+      checkpoint: CHECKPOINT,
+      after: [],
+      expected: {},
+    },
+    {
+      rule: 'no checkpoint and an empty log: the run from its start',
+      checkpoint: undefined,
+      after: [],
+      expected: {},
+    },
+    {
+      rule: "the pending round's assistant_message, calls and answers after the checkpoint are what it already sent",
+      checkpoint: CHECKPOINT,
+      after: logged(assistantMessage, localCall('a'), localCall('b'), localAnswer('a')),
+      expected: { assistantMessageSent: true, published: new Set(['a', 'b']), echoed: new Set(['a']) },
+    },
+    {
+      rule: 'the deltas of a turn cut short are the text and thoughts the client already has',
+      checkpoint: CHECKPOINT,
+      after: logged(thought('hm'), delta('Hel'), thought('m'), delta('lo')),
+      expected: { partialText: 'Hello', partialThinking: 'hmm' },
+    },
+    {
+      rule: 'the deltas of a first turn cut short need no checkpoint',
+      checkpoint: undefined,
+      after: logged(delta('Hi')),
+      expected: { partialText: 'Hi' },
+    },
+    {
+      rule: "round events, then the next turn's deltas",
+      checkpoint: CHECKPOINT,
+      after: logged(assistantMessage, localCall('a'), localAnswer('a'), delta('so')),
+      expected: {
+        assistantMessageSent: true,
+        published: new Set(['a']),
+        echoed: new Set(['a']),
+        partialText: 'so',
+      },
+    },
+    {
+      rule: 'announcements of the round are collected by eventKey (type and data)',
+      checkpoint: CHECKPOINT,
+      after: logged(assistantMessage, budgetExceeded, loopDetected, supervisorReview, taskPlan),
+      expected: {
+        assistantMessageSent: true,
+        announced: new Set(
+          [budgetExceeded, loopDetected, supervisorReview, taskPlan].map(([type, data]) =>
+            eventKey(type, JSON.stringify(data)),
+          ),
+        ),
+      },
+    },
+  ];
+  for (const { rule, checkpoint, after, expected } of resumable) {
+    it(rule, () => {
+      assert.deepEqual(resumePointOf(checkpoint, after), { checkpoint, ...nothingLogged, ...expected });
+    });
+  }
+
+  it('the same announcement with other data is another key', () => {
+    const point = resumePointOf(CHECKPOINT, logged(budgetExceeded));
+    assert.ok(point?.announced.has(eventKey('tool_budget_exceeded', JSON.stringify(budgetExceeded[1]))));
+    assert.ok(!point?.announced.has(eventKey('tool_budget_exceeded', JSON.stringify({ tool: 'lookup' }))));
+    assert.ok(!point?.announced.has(eventKey('loop_detected', JSON.stringify(budgetExceeded[1]))));
+  });
+
+  const notResumable: Array<{
+    rule: string;
+    checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
+    after: SerializedRunEvent[];
+  }> = [
+    {
+      rule: 'round events after the deltas of a turn',
+      checkpoint: CHECKPOINT,
+      after: logged(delta('a'), assistantMessage),
+    },
+    {
+      rule: 'a local call after the deltas of a turn',
+      checkpoint: CHECKPOINT,
+      after: logged(thought('a'), localCall('x')),
+    },
+    { rule: 'round events without a checkpoint', checkpoint: undefined, after: logged(assistantMessage) },
+    { rule: 'an announcement without a checkpoint', checkpoint: undefined, after: logged(supervisorReview) },
+    {
+      rule: 'a server tool call',
+      checkpoint: CHECKPOINT,
+      after: logged(['tool_call', { toolUseId: 't', name: 'n', input: {} }]),
+    },
+    {
+      rule: 'a server tool result',
+      checkpoint: CHECKPOINT,
+      after: logged(['tool_result', { toolUseId: 't', name: 'n', ok: true, summary: '' }]),
+    },
+    {
+      rule: 'a terminal event',
+      checkpoint: CHECKPOINT,
+      after: logged(['result', { subtype: 'success', text: '' }]),
+    },
+    {
+      rule: 'anything else after round events',
+      checkpoint: CHECKPOINT,
+      after: logged(assistantMessage, ['error', { error: 'x', code: 'y' }]),
+    },
+  ];
+  for (const { rule, checkpoint, after } of notResumable) {
+    it(`cannot resume: ${rule}`, () => {
+      assert.equal(resumePointOf(checkpoint, after), undefined);
+    });
+  }
+});
