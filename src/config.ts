@@ -1,10 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import type { ProviderKeys } from './providers/builtin-offerings.ts';
+import type { StorageConfig } from './storage/database.ts';
 
 export type Role = 'all' | 'api' | 'worker';
-
-export type StorageConfig =
-  { engine: 'sqlite'; path: string; url: string } | { engine: 'postgres'; url: string };
 
 export interface Config {
   port: number;
@@ -24,7 +23,7 @@ export interface Config {
   redisPrefix: string;
   /** Scale-out: how long a worker's claim on a run lasts without renewal (a dead worker's runs move on after it). */
   leaseMs: number;
-  providerKeys: { openai?: string; anthropic?: string; google?: string };
+  providerKeys: ProviderKeys;
 }
 
 export class ConfigError extends Error {

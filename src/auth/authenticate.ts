@@ -1,4 +1,4 @@
-import type { ApiKeyRepository } from '../storage/repositories/api-key-repository.ts';
+import type { ApiKeyStore } from '../engine/ports.ts';
 import { API_KEY_PREFIX, hashApiKey, OAUTH_ACCESS_TOKEN_PREFIX } from './api-key-secret.ts';
 import type { Principal } from './principal.ts';
 
@@ -32,7 +32,7 @@ export function credentialFrom(headers: Record<string, string | string[] | undef
  */
 export async function authenticate(
   credential: string | undefined,
-  apiKeys: ApiKeyRepository,
+  apiKeys: ApiKeyStore,
   now: Date = new Date(),
 ): Promise<AuthOutcome> {
   if (credential === undefined) return { ok: false, reason: 'missing' };

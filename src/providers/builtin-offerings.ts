@@ -1,4 +1,9 @@
-import type { Config } from '../config.ts';
+/** Platform provider keys from the environment (`OPENAI_API_KEY`, …). */
+export interface ProviderKeys {
+  openai?: string;
+  anthropic?: string;
+  google?: string;
+}
 import type { ProviderApi } from '../domain/model.ts';
 import type { Offering } from '../domain/offering.ts';
 
@@ -53,7 +58,10 @@ export interface BuiltinOffering extends Offering {
  * model of each provider whose key is in the environment, and in dev mode
  * with no provider key the offline `mock` provider, as the default model.
  */
-export function builtinOfferings(config: Config, options: { devMock: boolean }): BuiltinOffering[] {
+export function builtinOfferings(
+  config: { providerKeys: ProviderKeys },
+  options: { devMock: boolean },
+): BuiltinOffering[] {
   const createdAt = new Date(0).toISOString();
   const offerings: BuiltinOffering[] = [];
   for (const { provider, api, models } of ENV_PROVIDER_MODELS) {

@@ -5,13 +5,16 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import type { StorageConfig } from '../config.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { withStatementCache } from './sqlite-statement-cache.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 
 const require = createRequire(import.meta.url);
 import type { Database } from './schema.ts';
+
+/** Where the database is, from `DATABASE_URL`. */
+export type StorageConfig =
+  { engine: 'sqlite'; path: string; url: string } | { engine: 'postgres'; url: string };
 
 export type Engine = StorageConfig['engine'];
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { StorageConfig } from '../../src/config.ts';
+import type { StorageConfig } from '../../src/storage/database.ts';
 import { migrateToLatest, openStorage, type Engine, type Storage } from '../../src/storage/database.ts';
 
 /** PostgreSQL used by `npm run test:scale` (this machine's server by default). */

@@ -1,7 +1,8 @@
 import type { Run } from '../../domain/run.ts';
 import type { ModelResolver, SchemaValidator, SessionStore, ToolCallStore, ToolCatalog } from '../ports.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
-import { eventKey, type LoggedRound } from '../takeover/resume-point.ts';
+import type { LoggedRound } from '../takeover/logged-round.ts';
+import { eventKey } from '../takeover/resume-point.ts';
 import { ClientToolExecutor } from '../tools/client-executor.ts';
 import { hostToolExecutor } from '../tools/host-executor.ts';
 import type { ToolExecutors } from '../tools/tool-executor.ts';

@@ -9,7 +9,7 @@ import { assistantMessageData, type RunCheckpointState } from '../takeover/run-c
 import type { LoopStart } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import { planRound, runRound, type RoundOutcome, type RoundPlan } from '../tools/tool-round.ts';
-import type { LoggedRound } from '../takeover/resume-point.ts';
+import type { LoggedRound } from '../takeover/logged-round.ts';
 import { RunCancelled } from './abort-reasons.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
 import { isUnexpectedStop, terminalEventFor, type LoopOutcome } from './loop-outcome.ts';

@@ -1,4 +1,6 @@
 import type { Agent } from '../../domain/agent.ts';
+import type { ApiKey } from '../../domain/api-key.ts';
+import type { Workspace } from '../../domain/workspace.ts';
 import type { Offering, WorkspaceProvider } from '../../domain/offering.ts';
 import type { Run, RunOutcome, RunState } from '../../domain/run.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
@@ -159,6 +161,13 @@ export interface DispatchStore {
   workspacesWithWaiting(limit: number): Promise<string[]>;
   /** Admitted runs, oldest first: each needs a job (queued or running). */
   admitted(limit: number): Promise<AdmittedRun[]>;
+}
+
+/** The workspace API keys a request's credential is checked against (stored as hashes). */
+export interface ApiKeyStore {
+  /** The key with this hash and its workspace, revoked or not: the caller decides what a revoked key means. */
+  findByHash(keyHash: string): Promise<{ apiKey: ApiKey; workspace: Workspace } | undefined>;
+  touchLastUsed(id: string, at: string): Promise<void>;
 }
 
 /** Where the model catalog reads the platform's offerings. */

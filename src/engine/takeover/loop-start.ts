@@ -4,7 +4,8 @@ import type { CheckpointStore, EventStore } from '../ports.ts';
 import type { ControlStates } from '../loop/control-pipeline.ts';
 import { EMPTY_TALLY, type TallyState } from '../loop/usage-tally.ts';
 import type { PendingRound, RunCheckpointState } from './run-checkpoint.ts';
-import { resumePointOf, type LoggedRound } from './resume-point.ts';
+import type { LoggedRound } from './logged-round.ts';
+import { resumePointOf } from './resume-point.ts';
 
 /** Where a run's turn loop starts: from scratch, or where its log and checkpoint leave it. */
 export interface LoopStart {

@@ -1,16 +1,7 @@
 import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import type { StoredCheckpoint } from '../ports.ts';
+import type { LoggedRound } from './logged-round.ts';
 import type { RunCheckpointState } from './run-checkpoint.ts';
-
-/** What the log already shows of the pending tool round after the run's last checkpoint. */
-export interface LoggedRound {
-  /** Calls whose `local_tool_call` is already in the log: never published again. */
-  published: ReadonlySet<string>;
-  /** Answers whose `local_tool_result_in` is already in the log. */
-  echoed: ReadonlySet<string>;
-  /** Observability events of the round already logged (`eventKey`): not emitted twice. */
-  announced: ReadonlySet<string>;
-}
 
 /** Where a worker that takes a run over resumes it: its checkpoint and what the log shows after it. */
 export interface ResumePoint extends LoggedRound {

@@ -2,7 +2,7 @@ import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { RunTool, ToolCallRequest } from '../ports.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
 import type { EmitEvent, HostTool, ToolOutput } from '../loop/run-control.ts';
-import type { LoggedRound } from '../takeover/resume-point.ts';
+import type { LoggedRound } from '../takeover/logged-round.ts';
 
 /** Who executes a call: the client (`local_tool_call`), the service (MCP, A2A, HTTP, plugins), or a control. */
 export type ExecutorFamily = 'client' | 'server' | 'host';

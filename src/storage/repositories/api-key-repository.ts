@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.ts';
 import type { Workspace } from '../../domain/workspace.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery, type Param } from '../prepared-query.ts';
+import type { ApiKeyStore } from '../../engine/ports.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
 import { toWorkspace } from './workspace-repository.ts';
 
@@ -17,7 +18,7 @@ export interface NewApiKey {
   keyPrefix: string;
 }
 
-export class ApiKeyRepository {
+export class ApiKeyRepository implements ApiKeyStore {
   readonly #db: Kysely<Database>;
   /** Every authenticated request runs it: compiled once (see PreparedQuery). */
   readonly #findByHash;
