@@ -339,6 +339,10 @@ for (const engine of ENGINES) {
       );
       assert.equal(await repos.dispatch.wake(a, '2026-01-01T00:00:00.000Z'), undefined, 'not due yet');
       assert.deepEqual(await repos.dispatch.dueParked('2999-01-01T00:00:00.000Z', 10), [a]);
+      assert.deepEqual(await repos.dispatch.answeredParked(10), [], 'no answer since it parked');
+      await repos.toolCalls.insertPending(a, [{ toolUseId: 'call_1', name: 'get_weather', kind: 'local' }]);
+      assert.equal(await repos.toolCalls.answer(a, 'call_1', { result: 'sunny', files: [] }), true);
+      assert.deepEqual(await repos.dispatch.answeredParked(10), [a], 'answered since it parked');
       assert.equal(await repos.dispatch.wake(a), ws.id, 'an answer wakes it whenever it comes');
       assert.equal(await repos.dispatch.wake(a), undefined, 'once');
       assert.ok((await repos.dispatch.workspacesWithWaiting(100)).includes(ws.id));

@@ -74,8 +74,9 @@ export class RunDispatcher {
   }
 
   /**
-   * Wakes the parked runs whose deadline passed (their parking process may have stopped) and admits
-   * the waiting runs of workspaces with free slots (an admission lost between two steps).
+   * Wakes the parked runs whose deadline passed (their parking process may have stopped) or whose
+   * answer's wake failed, and admits the waiting runs of workspaces with free slots (an admission
+   * lost between two steps).
    */
   sweep(): Promise<void> {
     this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = undefined));
@@ -95,6 +96,7 @@ export class RunDispatcher {
     try {
       const now = new Date().toISOString();
       for (const runId of await dispatch.dueParked(now, SWEEP_BATCH)) await this.wake(runId, now);
+      for (const runId of await dispatch.answeredParked(SWEEP_BATCH)) await this.wake(runId);
       for (const workspaceId of await dispatch.workspacesWithWaiting(SWEEP_BATCH)) {
         if (this.#closed) return;
         await this.admit(workspaceId);

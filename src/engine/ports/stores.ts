@@ -157,6 +157,8 @@ export interface DispatchStore {
   wake(runId: string, dueBy?: string): Promise<string | undefined>;
   /** Parked runs whose wake time is at or before `now`. */
   dueParked(now: string, limit: number): Promise<string[]>;
+  /** Parked runs with a call answered since they parked (the answer's wake did not get through). */
+  answeredParked(limit: number): Promise<string[]>;
   /** Workspaces that have runs waiting for a slot. */
   workspacesWithWaiting(limit: number): Promise<string[]>;
   /** Admitted runs, oldest first: each needs a job (queued or running). */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AdmittedRun, DispatchStore } from '../../engine/ports.ts';
 import { isPostgres } from '../dialect.ts';
+import { nowIso } from '../json-column.ts';
 import type { Database } from '../schema.ts';
 
 /** `runs.dispatch` (migration 0007): waiting for a slot, admitted to a worker, or parked on a client tool. */
@@ -63,7 +64,7 @@ export class RunDispatchRepository implements DispatchStore {
   async park(runId: string, attempt: number, wakeAt: string): Promise<boolean> {
     const result = await this.#db
       .updateTable('runs')
-      .set({ dispatch: 'parked', wake_at: wakeAt })
+      .set({ dispatch: 'parked', wake_at: wakeAt, updated_at: nowIso() })
       .where('id', '=', runId)
       .where('attempt', '=', attempt)
       .where('dispatch', '=', 'admitted')
@@ -89,6 +90,25 @@ export class RunDispatchRepository implements DispatchStore {
       .where('dispatch', '=', 'parked')
       .where('wake_at', '<=', now)
       .orderBy('wake_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  async answeredParked(limit: number): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('runs')
+      .select('id')
+      .where('dispatch', '=', 'parked')
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('tool_calls')
+            .select('tool_calls.run_id')
+            .whereRef('tool_calls.run_id', '=', 'runs.id')
+            .where('tool_calls.status', '=', 'answered')
+            .whereRef('tool_calls.answered_at', '>=', 'runs.updated_at'),
+        ),
+      )
       .limit(limit)
       .execute();
     return rows.map((row) => row.id);
