@@ -205,8 +205,7 @@ const ROWS: Row[] = [
     },
   },
   {
-    // The spec: `code` is a legacy alias equal to errorClass when errorClass is present, so the
-    // failure's own `invalid_spec` token does not reach the event.
+    // The spec: `code` is a legacy alias equal to errorClass when errorClass is present.
     rule: 'invalid_model at run start: errorClass invalid_request (code its alias), no finishReason, not retryable',
     outcome: stopped(new InvalidModelError("no platform offering with id 'gone'")),
     expected: {
