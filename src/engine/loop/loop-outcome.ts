@@ -95,7 +95,12 @@ function failureOf(error: unknown, lastFinishReason: string | null): RunFailure 
     };
   }
   if (error instanceof DomainError && error.code === 'invalid_model') {
-    return { message: error.message, errorClass: 'invalid_request', code: 'invalid_request', retryable: false };
+    return {
+      message: error.message,
+      errorClass: 'invalid_request',
+      code: 'invalid_request',
+      retryable: false,
+    };
   }
   return {
     message: 'the worker failed while running the agent',
