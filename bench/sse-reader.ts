@@ -1,26 +1,9 @@
 /**
- * Minimal SSE framing for the load generator: splits text into blocks at blank
- * lines and hands each block over unparsed, so the hot path stays cheap.
+ * Minimal SSE framing for the load generator: blocks split at blank lines are handed over unparsed,
+ * so the hot path stays cheap. The splitter is the test client's, linear in the body's size (a
+ * large frame is not searched again from its start at every chunk).
  */
-export class SseSplitter {
-  #buffer = '';
-  readonly #onBlock: (block: string) => void;
-
-  constructor(onBlock: (block: string) => void) {
-    this.#onBlock = onBlock;
-  }
-
-  push(text: string): void {
-    this.#buffer += text;
-    let boundary = this.#buffer.indexOf('\n\n');
-    while (boundary !== -1) {
-      const block = this.#buffer.slice(0, boundary);
-      this.#buffer = this.#buffer.slice(boundary + 2);
-      if (block !== '') this.#onBlock(block);
-      boundary = this.#buffer.indexOf('\n\n');
-    }
-  }
-}
+export { SseSplitter } from '../test/support/sse-splitter.ts';
 
 /** The `event:` line of a block, if any. */
 export function eventType(block: string): string | undefined {

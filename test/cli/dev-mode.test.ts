@@ -7,12 +7,18 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { childEnv, MAIN, REPO, runCli } from '../support/cli.ts';
+import { eventually, WAIT_CAP_MS, withCap } from '../support/waits.ts';
 
 const LISTENING = /^listening on (http:\/\/\S+)$/m;
 const CURL = /curl -s (\S+\/models) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)'/;
 const RUN_CURL =
   /curl -s (\S+\/agent-runs) -H 'Authorization: (Bearer svc_[A-Za-z0-9]+)' -H 'Content-Type: application\/json' -d '(\{.*\})'/;
 const ANY_KEY = /svc_[A-Za-z0-9]{20,}/;
+/**
+ * A clean stop takes well under a second; this bound only tells it from a stop that waited out the
+ * grace period of runs in progress (8 s) or was cut by the forced exit (15 s, exit code 1).
+ */
+const STOPPED_PROMPTLY_MS = 8_000;
 
 /** A long-running `agent-runs <command>` child whose output is collected as it arrives. */
 class ServiceProcess {
@@ -52,7 +58,7 @@ class ServiceProcess {
   }
 
   /** Resolves with the first match of `pattern` on stdout; rejects if the process exits first or time runs out. */
-  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  waitFor(pattern: RegExp, timeoutMs = WAIT_CAP_MS): Promise<RegExpMatchArray> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const match = pattern.exec(this.stdout);
@@ -89,7 +95,7 @@ class ServiceProcess {
   /** Sends `signal` and resolves with the exit, or rejects after `timeoutMs`. */
   async stop(
     signal: NodeJS.Signals = 'SIGTERM',
-    timeoutMs = 5_000,
+    timeoutMs = WAIT_CAP_MS,
   ): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
     const started = Date.now();
     if (this.running) this.child.kill(signal);
@@ -179,13 +185,16 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.equal(created.status, 202);
       const { streamUrl } = (await created.json()) as { streamUrl: string };
       const stream = await (
-        await fetch(`${baseUrl}${streamUrl}`, { headers: { authorization: runAuthorization } })
+        await fetch(`${baseUrl}${streamUrl}`, {
+          headers: { authorization: runAuthorization },
+          signal: AbortSignal.timeout(WAIT_CAP_MS), // the stream ends after the run's result
+        })
       ).text();
       assert.match(stream, /event: result\n/);
 
       const stop = await dev.stop('SIGTERM');
       assert.equal(stop.code, 0, `exit code 0 on SIGTERM (stderr: ${dev.stderr})`);
-      assert.ok(stop.ms < 5_000, `stopped promptly (${stop.ms} ms)`);
+      assert.ok(stop.ms < STOPPED_PROMPTLY_MS, `stopped promptly (${stop.ms} ms)`);
     });
 
     it('a second start on the same database creates and prints no key, and the first key still works', async () => {
@@ -211,7 +220,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       const stop = await dev.stop('SIGINT');
       assert.equal(stop.code, 0, dev.stderr);
-      assert.ok(stop.ms < 5_000, `stopped promptly (${stop.ms} ms)`);
+      assert.ok(stop.ms < STOPPED_PROMPTLY_MS, `stopped promptly (${stop.ms} ms)`);
     });
   });
 
@@ -243,16 +252,11 @@ describe('agent-runs dev / serve / migrate as processes', () => {
           },
           ['--import', SIGNAL_ON_LISTENING(signal)],
         );
-        let timer: NodeJS.Timeout | undefined;
-        const exit = await Promise.race([
+        const exit = await withCap(
           service.exited,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`no exit within 5 s\nstdout: ${service.stdout}`)),
-              5_000,
-            );
-          }),
-        ]).finally(() => clearTimeout(timer));
+          WAIT_CAP_MS,
+          () => `no exit within ${WAIT_CAP_MS} ms\nstdout: ${service.stdout}`,
+        );
         assert.match(service.stdout, LISTENING);
         assert.deepEqual(exit, { code: 0, signal: null }, `stderr: ${service.stderr}`);
       });
@@ -273,7 +277,12 @@ describe('agent-runs dev / serve / migrate as processes', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
-      shell.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      const listening = new Promise<void>((resolve) => {
+        shell.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          stdout += chunk;
+          if (LISTENING.test(stdout)) resolve();
+        });
+      });
       const serverPid = () => Number(/server pid (\d+)/.exec(stdout)?.[1]);
       const alive = (pid: number) => {
         try {
@@ -284,16 +293,16 @@ describe('agent-runs dev / serve / migrate as processes', () => {
         }
       };
       try {
-        const deadline = Date.now() + 20_000;
-        while (!LISTENING.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        await withCap(listening, WAIT_CAP_MS, () => `the server did not start: ${stdout}`);
         const [, baseUrl = ''] = LISTENING.exec(stdout) ?? [];
         assert.ok(baseUrl, `the server started: ${stdout}`);
         assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
 
         shell.kill('SIGTERM');
-        const stopped = Date.now();
-        while (alive(serverPid()) && Date.now() - stopped < 5_000)
-          await new Promise((r) => setTimeout(r, 50));
+        // A process's end announces nothing to a non-parent: watch for it.
+        await eventually(() => !alive(serverPid()), 'the server stopped once its launcher was gone', {
+          intervalMs: 50,
+        });
         assert.equal(alive(serverPid()), false, 'the server stopped once its launcher was gone');
       } finally {
         if (serverPid() > 0 && alive(serverPid())) process.kill(serverPid(), 'SIGKILL');

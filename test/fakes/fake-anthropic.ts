@@ -10,6 +10,9 @@ import {
   type WireFormat,
 } from './scripted-reply.ts';
 
+/** A text reply's events up to its first text delta (message_start, ping, content_block_start, the delta). */
+export const EVENTS_THROUGH_FIRST_TEXT = 4;
+
 /** A fake Anthropic Messages API server (POST /v1/messages), usable by `@ai-sdk/anthropic`. */
 export function startFakeAnthropic(script: ScriptedReply[] = []): Promise<FakeProviderServer> {
   return startScriptedServer(anthropicWire, script);

@@ -11,6 +11,9 @@ import {
   type WireFormat,
 } from './scripted-reply.ts';
 
+/** A text reply's events up to its first text delta: the first chunk carries it, with the role. */
+export const EVENTS_THROUGH_FIRST_TEXT = 1;
+
 /**
  * A fake OpenAI Chat Completions server (POST /v1/chat/completions), usable by both
  * `@ai-sdk/openai` (`.chat()`) and `@ai-sdk/openai-compatible`. Thinking is sent as

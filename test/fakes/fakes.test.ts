@@ -268,7 +268,10 @@ describe('fake Anthropic server', () => {
     const parts = await run(model, { abortSignal: AbortSignal.timeout(100) });
     assert.equal(parts.at(-1)?.type, 'abort');
     await fake.waitForRequests(1);
-    await waitFor(() => fake.requests[0]?.closedByClient === true);
+    await fake.waitUntil(
+      () => fake.requests[0]?.closedByClient === true,
+      'the client closed the hung request',
+    );
   });
 
   test('honours firstChunkDelayMs and chunkIntervalMs', async () => {
@@ -287,11 +290,3 @@ describe('fake Anthropic server', () => {
     assert.equal(result.finishReason, 'tool-calls');
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

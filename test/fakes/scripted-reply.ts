@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WAIT_CAP_MS, withCap } from '../support/waits.ts';
 
 /** Why a scripted turn ended, in provider-neutral form; each fake maps it to its own wire value. */
 export type NeutralFinishReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'refusal';
@@ -35,6 +36,13 @@ export interface ScriptedTurn {
   usage?: ScriptedUsage;
   /** Delay between sending the response headers and the first SSE event. */
   firstChunkDelayMs?: number;
+  /**
+   * Hold the reply until this settles, before its first event or after `holdAfterChunks` events: a
+   * test lets the model go on at the moment it picks (once it has acted on what it saw), with no
+   * wall-clock window to meet.
+   */
+  holdUntil?: Promise<unknown>;
+  holdAfterChunks?: number;
   /** Delay between consecutive SSE events. */
   chunkIntervalMs?: number;
   /** Cut the connection after this many SSE events (the client gets them, then a premature end of body). */
@@ -80,10 +88,12 @@ export interface FakeProviderServer {
   requests: RecordedRequest[];
   /** Adds replies, used one per request; when the queue runs dry the last reply repeats (initially `ok` text). */
   enqueue(...replies: ScriptedReply[]): void;
-  /** Forget queued replies and recorded requests. */
+  /** Forget queued replies and recorded requests, and let replies still held (`holdUntil`) go on. */
   reset(): void;
   /** Resolves once at least `count` requests have been received. */
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once `condition` holds, checked on every request received and every reply closed. */
+  waitUntil(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -159,7 +169,11 @@ export async function startScriptedServer(
   const requests: RecordedRequest[] = [];
   let lastReply: ScriptedReply = DEFAULT_REPLY;
   const shutdown = new AbortController();
+  let holdsReleased = new AbortController();
   const waiters = new Set<() => void>();
+  const wakeWaiters = () => {
+    for (const wake of [...waiters]) wake();
+  };
   const droppedResponses = new WeakSet<ServerResponse>();
 
   function nextReply(): ScriptedReply {
@@ -191,6 +205,8 @@ export async function startScriptedServer(
     });
     res.flushHeaders();
     for (const [index, event] of events.entries()) {
+      if (turn.holdUntil && index === (turn.holdAfterChunks ?? 0))
+        await Promise.race([turn.holdUntil, untilAborted(signal), untilAborted(holdsReleased.signal)]);
       if (index === turn.dropAfterChunks) return dropConnection(res);
       if (index === turn.stallAfterChunks) return untilAborted(signal);
       const delay = index === 0 ? turn.firstChunkDelayMs : turn.chunkIntervalMs;
@@ -221,13 +237,14 @@ export async function startScriptedServer(
       closedByClient: false,
     };
     requests.push(recorded);
-    for (const wake of waiters) wake();
+    wakeWaiters();
     const replyDone = new AbortController();
     res.on('close', () => {
       recorded.respondedAt = Date.now();
       if (!res.writableFinished && !droppedResponses.has(res))
         recorded.closedByClient = !shutdown.signal.aborted;
       replyDone.abort();
+      wakeWaiters();
     });
     const signal = AbortSignal.any([replyDone.signal, shutdown.signal]);
 
@@ -250,6 +267,19 @@ export async function startScriptedServer(
     await streamTurn(res, turn, format.streamEvents(turn, jsonBody), signal);
   }
 
+  /** Resolves once `condition` holds; checked now, on every request and on every reply's close. */
+  function until(condition: () => boolean, timeoutMs: number, describeTimeout: () => string): Promise<void> {
+    let check = () => {};
+    const met = new Promise<void>((resolve) => {
+      check = () => {
+        if (condition()) resolve();
+      };
+      waiters.add(check);
+      check();
+    });
+    return withCap(met, timeoutMs, describeTimeout).finally(() => waiters.delete(check));
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (error instanceof Error && error.name === 'AbortError') return; // the reply was cut short on purpose
@@ -268,23 +298,21 @@ export async function startScriptedServer(
       queue.length = 0;
       requests.length = 0;
       lastReply = DEFAULT_REPLY;
+      holdsReleased.abort();
+      holdsReleased = new AbortController();
     },
-    async waitForRequests(count, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (requests.length < count) {
-        if (Date.now() >= deadline)
-          throw new Error(`Timed out waiting for ${count} requests (got ${requests.length})`);
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            waiters.delete(wake);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(wake, deadline - Date.now());
-          waiters.add(wake);
-        });
-      }
-    },
+    waitForRequests: (count, timeoutMs = WAIT_CAP_MS) =>
+      until(
+        () => requests.length >= count,
+        timeoutMs,
+        () => `fake provider: ${count} requests expected within ${timeoutMs} ms; got ${requests.length}`,
+      ),
+    waitUntil: (condition, what, timeoutMs = WAIT_CAP_MS) =>
+      until(
+        condition,
+        timeoutMs,
+        () => `fake provider: timed out after ${timeoutMs} ms waiting until ${what}`,
+      ),
     async close() {
       shutdown.abort();
       server.closeAllConnections();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { openSse } from '../support/sse-client.ts';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { openSse, readAll } from '../support/sse-client.ts';
 import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
 
 describe('rate limits per workspace and credential', () => {
@@ -16,8 +16,30 @@ describe('rate limits per workspace and credential', () => {
   });
   after(() => server.close());
 
-  const post = (path: string, body: unknown, key = ws.key) =>
-    server.request('POST', `${ws.ws}${path}`, { body, headers: bearer(key) });
+  /**
+   * The runs a test started, read to their end after it: the offline mock model ends them by itself,
+   * and reading a stream is transport, so the buckets under test are left alone.
+   */
+  const started: Array<{ ws: string; runId: string; key: string }> = [];
+  afterEach(async () => {
+    await Promise.all(
+      started
+        .splice(0)
+        .map(({ ws: path, runId, key }) =>
+          readAll(`${server.baseUrl}${path}/agent-runs/${runId}/stream`, bearer(key)),
+        ),
+    );
+  });
+  const track = (wsPath: string, key: string, created: { status: number; body: { runId?: string } }) => {
+    if (created.status === 202 && created.body.runId)
+      started.push({ ws: wsPath, runId: created.body.runId, key });
+  };
+
+  const post = async (path: string, body: unknown, key = ws.key) => {
+    const response = await server.request('POST', `${ws.ws}${path}`, { body, headers: bearer(key) });
+    if (path === '/agent-runs' || path.endsWith('/messages')) track(ws.ws, key, response);
+    return response;
+  };
 
   it('metered responses carry X-RateLimit-Limit, -Remaining, -Reset and -Bucket', async () => {
     const response = await post('/agent-runs', run);
@@ -136,6 +158,7 @@ describe('rate limits per workspace and credential', () => {
       body: run,
       headers: bearer(open.key),
     });
+    track(open.ws, open.key, response);
     assert.equal(response.headers.get('x-ratelimit-limit'), '120');
   });
 });

@@ -323,9 +323,12 @@ describe('classifyProviderError', () => {
     assert.deepEqual([slowDown.message, slowDown.retryAfterMs], ['Slow', 2000]);
     const headers = { 'retry-after-ms': '1500', 'retry-after': '2' };
     assert.equal((await classify(openai, httpError(429, { headers }))).retryAfterMs, 1500);
-    const date = new Date(Date.now() + 10_000).toUTCString();
+    const sent = Date.now();
+    const date = new Date(sent + 10_000).toUTCString();
     const { retryAfterMs = 0 } = await classify(openai, httpError(429, { headers: { 'retry-after': date } }));
-    assert.ok(retryAfterMs > 7000 && retryAfterMs <= 10_000);
+    // The time left until that date (to its second) when the error was classified, however long that took.
+    const until = Date.parse(date);
+    assert.ok(retryAfterMs <= until - sent && retryAfterMs >= until - Date.now(), `${retryAfterMs} ms`);
     const leaked = await classify(
       openai,
       httpError(401, { message: 'Incorrect API key: sk-test-key-123456.' }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { bearer } from '../support/test-server.ts';
 import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
 
@@ -12,6 +12,7 @@ describe('run feedback', () => {
     ({ runId } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'q' }));
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   const post = (id: string, body: unknown, headers = fixture.headers) =>
     fixture.server.request('POST', `${fixture.ws}/agent-runs/${id}/feedback`, { body, headers });

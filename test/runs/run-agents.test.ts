@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { bearer } from '../support/test-server.ts';
 import { startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
 
@@ -32,6 +32,7 @@ describe('persisted agents (agentId) and credential allowlists', () => {
     otherAgentId = other.body.id;
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   it('the stored prompt wins over an inline one, and modelId is optional', async () => {
     fixture.fake.reset();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import {
   onlyError,
   assertTruncatedOnceUponATime,
@@ -14,6 +14,7 @@ describe('provider failures: classification, retries, truncation', () => {
     fixture = await startRunFixture('anthropic-messages');
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   const snapshotOf = (runId: string) =>
     fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, { headers: fixture.headers });
@@ -24,7 +25,7 @@ describe('provider failures: classification, retries, truncation', () => {
       { type: 'http-error', status: 429, headers: { 'retry-after-ms': '120' } },
       { text: ['recovered'] },
     );
-    const started = Date.now();
+    // The run ends within the wait cap (runToEnd fails otherwise), on the hinted delay.
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
     assert.equal(types(frames).at(-1), 'result');
     assert.equal(frames.at(-1)?.data.data.text, 'recovered');
@@ -32,7 +33,6 @@ describe('provider failures: classification, retries, truncation', () => {
     assert.equal(fixture.fake.requests.length, 2);
     const gap = (fixture.fake.requests[1]?.receivedAt ?? 0) - (fixture.fake.requests[0]?.receivedAt ?? 0);
     assert.ok(gap >= 110, `the retry waited for Retry-After (${gap} ms)`);
-    assert.ok(Date.now() - started < 5000);
   });
 
   it('overloaded (529) retried until retries run out ends in an error event with errorClass overloaded', async () => {

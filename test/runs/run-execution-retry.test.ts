@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, textOf, type RunFixture } from '../support/run-fixture.ts';
+import { deferred } from '../support/waits.ts';
 
 describe('a run whose execution fails outside the agent', () => {
   let fixture: RunFixture;
@@ -14,6 +14,7 @@ describe('a run whose execution fails outside the agent', () => {
     });
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
   beforeEach(async () => {
     // A real refusal by the database, for as long as the trigger exists: every `result` event.
     await sql`drop trigger if exists refuse_results`.execute(db());
@@ -40,14 +41,17 @@ describe('a run whose execution fails outside the agent', () => {
     async () => {
       fixture.fake.reset();
       const reply = { text: ['o', 'k'], chunkIntervalMs: 20 };
-      fixture.fake.enqueue(reply, reply, reply, reply);
+      // The next try's model call waits until storage answers again, so no try is refused after it.
+      const storageBack = deferred();
+      fixture.fake.enqueue(reply, { ...reply, holdUntil: storageBack.promise }, reply, reply);
       const watch = await fixture.startRun({ systemPrompt: 's', prompt: 'p' });
       // The deltas are durable; the commit of the turn's end and `result` is refused, and the run
-      // waits for its next try.
+      // waits for its next try, which asks the model again.
       await watch.waitForType('assistant_delta');
-      await sleep(150);
+      await fixture.fake.waitForRequests(2);
       assert.equal(watch.frames.at(-1)?.data.type, 'assistant_delta', 'no terminal event yet');
       await sql`drop trigger refuse_results`.execute(db());
+      storageBack.resolve();
       const frames = await watch.ended;
       assertOneTerminalAfterContiguousSeqs(frames);
       const terminal = frames.at(-1)!.data;

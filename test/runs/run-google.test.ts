@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { startFakeGoogle } from '../fakes/fake-google.ts';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
 import {
@@ -12,6 +12,7 @@ import {
   type RunFixture,
 } from '../support/run-fixture.ts';
 import { WEATHER_TOOL, weatherRoundTrip } from '../tools/tool-support.ts';
+import { endRun } from '../support/run-cleanup.ts';
 import { watchStream } from '../support/stream-watch.ts';
 import { bearer, createWorkspaceWithKey, type TestServer } from '../support/test-server.ts';
 
@@ -46,7 +47,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
     ({ server, fake } = fixture);
   });
   after(() => fixture?.close());
-  beforeEach(() => fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   it('a plain reply streams deltas, one assistant_message (end_turn) and a result with usage in its buckets', async () => {
     // On the wire: promptTokenCount 100 (60 of them cachedContentTokenCount), candidatesTokenCount 15,
@@ -269,6 +270,7 @@ describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () 
         assert.equal(functionResponse?.id, functionCall?.id, 'the response answers the replayed call');
       } finally {
         run.close();
+        await endRun({ server, ws: other.ws, runId, headers: otherHeaders });
       }
     } finally {
       await idless.close();

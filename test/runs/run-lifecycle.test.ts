@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
+import { deferred } from '../support/waits.ts';
 
 describe('one-shot runs: creation, events, the terminal result and the snapshot', () => {
   let fixture: RunFixture;
@@ -9,6 +10,7 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
     fixture = await startRunFixture('openai-chat');
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   it('POST answers 202 { runId, streamUrl } where streamUrl is the path of the stream route', async () => {
     const created = await fixture.createRun({ systemPrompt: 'Be brief.', prompt: 'hello' });
@@ -113,11 +115,14 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
   });
 
   it('the cost triple is null on the snapshot until the terminal event is written', async () => {
-    fixture.fake.enqueue({ text: ['slow'], firstChunkDelayMs: 300 });
+    // The model answers only once the snapshot was read.
+    const snapshotRead = deferred();
+    fixture.fake.enqueue({ text: ['slow'], holdUntil: snapshotRead.promise });
     const created = await fixture.createRun({ systemPrompt: 's', prompt: 'p' });
     const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${created.body.runId}`, {
       headers: fixture.headers,
     });
+    snapshotRead.resolve();
     assert.equal(snapshot.body.tokens, null);
     assert.equal(snapshot.body.turns, null);
     assert.equal(snapshot.body.model, null);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
 import {
   onlyError,
@@ -39,7 +39,7 @@ describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
     ({ fake } = fixture);
   });
   after(() => fixture?.close());
-  beforeEach(() => fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   it('a plain reply streams deltas, one assistant_message (end_turn) and a result with usage in its buckets', async () => {
     fake.enqueue({

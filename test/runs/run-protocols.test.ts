@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { openSse } from '../support/sse-client.ts';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { readToEnd } from '../support/sse-client.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 
 const PNG_1x1 =
@@ -18,6 +18,7 @@ describe('Anthropic Messages protocol through a run', () => {
     fixture = await startRunFixture('anthropic-messages');
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   const lastBody = () => fixture.fake.requests.at(-1)?.body as AnthropicBody;
 
@@ -114,14 +115,16 @@ describe('Anthropic Messages protocol through a run', () => {
       reasoningLevel: 'medium',
       tools: [{ kind: 'local', name: 'lookup' }],
     });
-    const stream = await openSse(fixture.streamUrl(created.body.runId), fixture.headers);
-    for await (const frame of stream.frames) {
-      if (frame.data.type !== 'local_tool_call') continue;
-      await fixture.server.request('POST', `${fixture.ws}/agent-runs/${created.body.runId}/tool-results`, {
-        headers: fixture.headers,
-        body: { toolUseId: frame.data.data.toolUseId, result: 'ok' },
-      });
-    }
+    const runId = created.body.runId as string;
+    await readToEnd(await fixture.openStream(runId), fixture.streamUrl(runId), {
+      onFrame: async (frame) => {
+        if (frame.data.type !== 'local_tool_call') return;
+        await fixture.server.request('POST', `${fixture.ws}/agent-runs/${runId}/tool-results`, {
+          headers: fixture.headers,
+          body: { toolUseId: frame.data.data.toolUseId, result: 'ok' },
+        });
+      },
+    });
     const replayed = (fixture.fake.requests[1]?.body as AnthropicBody).messages[1];
     assert.deepEqual(replayed, {
       role: 'assistant',
@@ -179,6 +182,7 @@ describe('OpenAI-compatible Chat Completions protocol through a run', () => {
     fixture = await startRunFixture('openai-chat');
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   it('reasoningLevel becomes reasoning_effort, and reasoning_content streams as thinking_delta', async () => {
     fixture.fake.enqueue({ thinking: ['pondering'], text: ['done'] });

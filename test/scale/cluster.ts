@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import pg from 'pg';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/engines.ts';
+import { WAIT_CAP_MS } from '../support/waits.ts';
 
 const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -104,7 +105,7 @@ function spawnService(name: string, args: string[], env: Record<string, string>)
     name,
     child,
     stdout: '',
-    waitFor: (pattern, timeoutMs = 20_000) =>
+    waitFor: (pattern, timeoutMs = WAIT_CAP_MS) =>
       new Promise((resolve, reject) => {
         const check = () => {
           const match = service.stdout.match(pattern);

@@ -5,6 +5,7 @@ import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { TEST_REDIS_URL } from '../support/engines.ts';
 import { readAll } from '../support/sse-client.ts';
+import { eventually } from '../support/waits.ts';
 import { provisionAcme, startCluster, type Cluster, type ServiceProcess } from './cluster.ts';
 
 describe('scale-out: a run whose queued job Redis lost', () => {
@@ -86,13 +87,13 @@ describe('scale-out: a run whose queued job Redis lost', () => {
         },
         { prefix: cluster.env.AGENT_RUNS_REDIS_PREFIX!, connection: { url: TEST_REDIS_URL } },
       );
-      for (
-        let waited = 0;
-        (await queue.getJobState(firstJobOf(runId))) !== 'failed' && waited < 5000;
-        waited += 50
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        async () => (await queue.getJobState(firstJobOf(runId))) === 'failed',
+        'the job failed for good',
+        {
+          intervalMs: 50,
+        },
+      );
       await failing.close();
       assert.equal(await queue.getJobState(firstJobOf(runId)), 'failed');
 

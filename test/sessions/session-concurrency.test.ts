@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { Session } from '../../src/domain/session.ts';
 import type { RunCredential } from '../../src/engine/lifecycle/agent-access.ts';
 import { SessionService } from '../../src/engine/lifecycle/session-service.ts';
 import { SessionRepository } from '../../src/storage/repositories/session-repository.ts';
 import { runToolCatalog } from '../../src/tools/run-tools.ts';
 import { readAll } from '../support/sse-client.ts';
+import { deferred, type Deferred } from '../support/waits.ts';
 import {
   eventually,
   startSessionFixture,
@@ -14,17 +15,11 @@ import {
   type SessionFixture,
 } from './session-support.ts';
 
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
-
 type PausePoint = 'findById' | 'beforeClaim';
 
 /** The real session repository, able to pause once: after a session read, or before a claim. */
 class PausableSessionRepository extends SessionRepository {
-  pause: { at: PausePoint; reached: ReturnType<typeof deferred>; release: Promise<void> } | undefined;
+  pause: { at: PausePoint; reached: Deferred; release: Promise<void> } | undefined;
   async #maybePause(at: PausePoint) {
     const pause = this.pause;
     if (pause?.at !== at) return;
@@ -49,15 +44,18 @@ describe('one run at a time per session', () => {
     fixture = await startSessionFixture('anthropic-messages');
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   it('two simultaneous messages on one session: exactly one 202 and one 409 session_busy', async () => {
-    fixture.fake.enqueue({ text: ['first answer'], firstChunkDelayMs: 300 }, { text: ['unused'] });
+    // The accepted run is answered only once both posts were answered.
+    const bothAnswered = deferred();
+    fixture.fake.enqueue({ text: ['first answer'], holdUntil: bothAnswered.promise }, { text: ['unused'] });
     const sessionId = await fixture.newSession();
     const responses = await Promise.all([
       fixture.postMessage(sessionId, { prompt: 'one' }),
       fixture.postMessage(sessionId, { prompt: 'two' }),
     ]);
+    bothAnswered.resolve();
     const statuses = responses.map((response) => response.status).sort();
     assert.deepEqual(statuses, [202, 409]);
     const busy = responses.find((response) => response.status === 409);
@@ -73,10 +71,12 @@ describe('one run at a time per session', () => {
   });
 
   it('after the run in flight ends, the next message is accepted', async () => {
-    fixture.fake.enqueue({ text: ['slow'], firstChunkDelayMs: 200 }, { text: ['next'] });
+    const refused = deferred();
+    fixture.fake.enqueue({ text: ['slow'], holdUntil: refused.promise }, { text: ['next'] });
     const sessionId = await fixture.newSession();
     const first = await fixture.startMessage(sessionId, { prompt: 'first' });
     const busy = await fixture.postMessage(sessionId, { prompt: 'too early' });
+    refused.resolve();
     assert.equal(busy.status, 409);
     assert.equal(busy.body.error, 'session_busy');
     assert.equal(terminalOf(await first.ended)?.type, 'result');
@@ -91,10 +91,12 @@ describe('one run at a time per session', () => {
   it('history is not interleaved: rounds with refused concurrent posts replay as user/assistant pairs in order', async () => {
     const sessionId = await fixture.newSession();
     for (let round = 0; round < 4; round++) {
-      fixture.fake.enqueue({ text: [`answer ${round}`], firstChunkDelayMs: 60 });
+      const allAnswered = deferred();
+      fixture.fake.enqueue({ text: [`answer ${round}`], holdUntil: allAnswered.promise });
       const responses = await Promise.all(
         [0, 1, 2].map((index) => fixture.postMessage(sessionId, { prompt: `question ${round}.${index}` })),
       );
+      allAnswered.resolve();
       const accepted = responses.filter((response) => response.status === 202);
       assert.equal(accepted.length, 1, `round ${round}: one message accepted`);
       for (const refused of responses.filter((response) => response.status !== 202)) {
@@ -174,14 +176,18 @@ describe('session races, with one real read paused to force the interleaving', (
     credential = { workspaceId: workspace?.id ?? '', apiKeyId: null, agentAllowlist: [] };
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(async () => {
+    repository.pause = undefined; // one a failed test did not reach must not stop the next test
+    await fixture.cleanUp();
+  });
 
   it('a message validated while the previous run was in flight, claiming after it ended, replays that run', async () => {
-    fixture.fake.enqueue({ text: ['reply A'], firstChunkDelayMs: 100 }, { text: ['reply B'] });
-    const sessionId = await fixture.newSession();
-    const first = await fixture.startMessage(sessionId, { prompt: 'A' });
+    // A is answered only once B, validated meanwhile, waits to claim the session.
     const release = deferred();
     const reached = deferred();
+    fixture.fake.enqueue({ text: ['reply A'], holdUntil: reached.promise }, { text: ['reply B'] });
+    const sessionId = await fixture.newSession();
+    const first = await fixture.startMessage(sessionId, { prompt: 'A' });
     repository.pause = { at: 'beforeClaim', reached, release: release.promise };
     const second = service.message(credential, sessionId, { prompt: 'B' });
     await reached.promise;
@@ -192,12 +198,14 @@ describe('session races, with one real read paused to force the interleaving', (
     );
     release.resolve();
     const run = await second; // accepted: the session was free when it claimed it
+    fixture.trackRun(run.id);
     assert.equal(terminalOf(await readAll(fixture.streamUrl(run.id), fixture.headers))?.type, 'result');
     assert.deepEqual(transcript(fixture.fake.requests[1]), ['user: A', 'assistant: reply A', 'user: B']);
   });
 
   it('DELETE while a message is between its claim and its run: the in-flight run is still cancelled', async () => {
-    fixture.fake.enqueue({ text: ['should never finish'], firstChunkDelayMs: 300 });
+    // The model never answers: the run can only end by its cancel.
+    fixture.fake.enqueue({ type: 'hang' });
     const sessionId = await fixture.newSession();
     const reachedCreate = deferred();
     const release = deferred();
@@ -221,6 +229,7 @@ describe('session races, with one real read paused to force the interleaving', (
     assert.equal((await fixture.endSession(sessionId)).status, 200);
     release.resolve();
     const run = await message;
+    fixture.trackRun(run.id);
     const frames = await readAll(fixture.streamUrl(run.id), fixture.headers);
     assert.equal(
       terminalOf(frames)?.type,
@@ -231,7 +240,8 @@ describe('session races, with one real read paused to force the interleaving', (
   });
 
   it('a message arriving while DELETE reads the session is refused (409 session_ended) or its run is cancelled', async () => {
-    fixture.fake.enqueue({ text: ['should never finish'], firstChunkDelayMs: 300 });
+    // The model never answers: a run let in can only end by its cancel.
+    fixture.fake.enqueue({ type: 'hang' });
     const sessionId = await fixture.newSession();
     const release = deferred();
     const reached = deferred();
@@ -259,6 +269,7 @@ describe('session races, with one real read paused to force the interleaving', (
   it('sanity: the paused repository itself behaves like the real one when not paused', async () => {
     const sessionId = await fixture.newSession();
     const run = await service.message(credential, sessionId, { prompt: 'plain' });
+    fixture.trackRun(run.id);
     assert.equal(terminalOf(await readAll(fixture.streamUrl(run.id), fixture.headers))?.type, 'result');
     assert.equal((await fixture.replay(sessionId)).body.total, 2);
   });

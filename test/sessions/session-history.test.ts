@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicThinkingBudget } from '../../src/providers/reasoning.ts';
+import { EVENTS_THROUGH_FIRST_TEXT } from '../fakes/fake-anthropic.ts';
 import { readAll } from '../support/sse-client.ts';
+import { deferred } from '../support/waits.ts';
 import {
   blocksOf,
   bodyOf,
@@ -33,7 +35,7 @@ describe('session message runs: history and inheritance, as the provider receive
     fixture = await startSessionFixture('anthropic-messages');
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   const request = (index: number) => fixture.fake.requests[index];
 
@@ -102,6 +104,7 @@ describe('session message runs: history and inheritance, as the provider receive
       },
       metadata: {},
     });
+    fixture.trackRun(legacy.id);
     await fixture.server.service.dispatcher.admit(workspace!.id);
     const frames = await readAll(fixture.streamUrl(legacy.id), fixture.headers);
     assert.equal(terminalOf(frames)?.data.text, 'from the copy');
@@ -299,14 +302,21 @@ describe('session message runs: history and inheritance, as the provider receive
   });
 
   it('a cancelled run appends nothing and frees the session for the next message', async () => {
+    // After its first delta the reply waits for the cancel's answer: the run is in flight when it lands.
+    const cancelled = deferred();
     fixture.fake.enqueue(
-      { text: Array.from({ length: 200 }, () => 'x'), chunkIntervalMs: 20 },
+      {
+        text: Array.from({ length: 200 }, () => 'x'),
+        holdAfterChunks: EVENTS_THROUGH_FIRST_TEXT,
+        holdUntil: cancelled.promise,
+      },
       { text: ['after'] },
     );
     const sessionId = await fixture.newSession();
     const run = await fixture.startMessage(sessionId, { prompt: 'long one' });
     await run.waitForType('assistant_delta');
     assert.equal((await fixture.cancelRun(run.runId)).status, 200);
+    cancelled.resolve();
     assert.equal(terminalOf(await run.ended)?.type, 'cancelled');
     assert.equal((await fixture.replay(sessionId)).body.total, 0);
     const next = await fixture.sendMessage(sessionId, { prompt: 'short one' });
@@ -322,7 +332,7 @@ describe('session message runs: history and inheritance, as the provider receive
   it('lastInteractionDate moves forward after a successful message run', async () => {
     const sessionId = await fixture.newSession();
     const before = (await fixture.getSession(sessionId)).body;
-    await sleep(15);
+    await sleep(15); // so that the clock has moved on: a slower machine only moves it further
     await fixture.sendMessage(sessionId, { prompt: 'tick' });
     const detail = (await fixture.getSession(sessionId)).body;
     assert.ok(Date.parse(detail.lastInteractionDate) > Date.parse(before.lastInteractionDate));

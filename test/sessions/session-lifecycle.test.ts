@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { newId } from '../../src/domain/ids.ts';
+import { EVENTS_THROUGH_FIRST_TEXT } from '../fakes/fake-anthropic.ts';
 import { readAll } from '../support/sse-client.ts';
+import { deferred } from '../support/waits.ts';
 import { startSessionFixture, eventually, terminalOf, type SessionFixture } from './session-support.ts';
-
-const SLOW_REPLY = { text: Array.from({ length: 200 }, () => 'x'), chunkIntervalMs: 25 };
 
 describe('session lifecycle', () => {
   let fixture: SessionFixture;
@@ -12,7 +12,7 @@ describe('session lifecycle', () => {
     fixture = await startSessionFixture('anthropic-messages');
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   it('creation: POST {ws}/agent-sessions with a valid spec answers 201 { sessionId }', async () => {
     const created = await fixture.createSession({ systemPrompt: 'You help.', metadata: { customer: 'c1' } });
@@ -125,11 +125,18 @@ describe('session lifecycle', () => {
   });
 
   it('DELETE cancels the in-flight run: its stream ends with cancelled and nothing is appended', async () => {
-    fixture.fake.enqueue(SLOW_REPLY);
+    // After its first delta the reply waits for the DELETE's answer: the run is in flight when it lands.
+    const deleted = deferred();
+    fixture.fake.enqueue({
+      text: Array.from({ length: 200 }, () => 'x'),
+      holdAfterChunks: EVENTS_THROUGH_FIRST_TEXT,
+      holdUntil: deleted.promise,
+    });
     const sessionId = await fixture.newSession();
     const run = await fixture.startMessage(sessionId, { prompt: 'a long answer please' });
     await run.waitForType('assistant_delta');
     assert.equal((await fixture.endSession(sessionId)).status, 200);
+    deleted.resolve();
     const frames = await run.ended;
     assert.equal(terminalOf(frames)?.type, 'cancelled');
     assert.equal(
@@ -153,7 +160,9 @@ describe('session lifecycle', () => {
     const accepted: string[] = [];
     for (let attempt = 0; attempt < 9; attempt++) {
       fixture.fake.reset();
-      fixture.fake.enqueue({ text: ['late reply'], firstChunkDelayMs: 150 });
+      // A run let in is answered only after the DELETE's answer, so it is in flight when the DELETE lands.
+      const deleted = deferred();
+      fixture.fake.enqueue({ text: ['late reply'], holdUntil: deleted.promise });
       const sessionId = await fixture.newSession();
       const [message, ended] = await Promise.all([
         fixture.postMessage(sessionId, { prompt: `race ${attempt}` }),
@@ -163,6 +172,7 @@ describe('session lifecycle', () => {
           return fixture.endSession(sessionId);
         })(),
       ]);
+      deleted.resolve();
       assert.equal(ended.status, 200);
       if (message.status === 409) {
         assert.equal(message.body.error, 'session_ended');

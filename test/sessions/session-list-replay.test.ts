@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PNG_BASE64, startSessionFixture, terminalOf, type SessionFixture } from './session-support.ts';
 
@@ -15,14 +15,14 @@ describe('session list', () => {
     fixture = await startSessionFixture('anthropic-messages');
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   /** Sessions created in order, a few ms apart, all carrying `suite: <t>` plus `extra[i]`. */
   async function sessions(t: string, extra: Array<Record<string, string>>): Promise<string[]> {
     const created: string[] = [];
     for (const metadata of extra) {
       created.push(await fixture.newSession({ systemPrompt: 's', metadata: { suite: t, ...metadata } }));
-      await sleep(3);
+      await sleep(3); // distinct creation times: a slower machine only spaces them more
     }
     return created;
   }
@@ -219,6 +219,7 @@ describe('session replay', () => {
     }
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   it('the full replay is { sessionId, total, events } of user_message/assistant_message frames in order', async () => {
     const replay = await fixture.replay(sessionId);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import {
   blocksOf,
   bodyOf,
@@ -25,7 +25,7 @@ describe('retained local tool results in sessions', () => {
     fixture = await startSessionFixture('anthropic-messages');
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   /** Message 1 calls lookup_order once and the client answers `result`; returns the session id. */
   async function sessionWithOneToolCall(retain: boolean | undefined, result: string): Promise<string> {

@@ -1,12 +1,12 @@
 /** Shared helpers of the session tests: session routes over HTTP, live stream watching, the Anthropic wire. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordedRequest } from '../fakes/scripted-reply.ts';
 import { startRunFixture, type FakeApi, type RunFixture } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
 import type { TestResponse, TestServerOptions } from '../support/test-server.ts';
-import { watchStream, type RunWatch } from '../support/stream-watch.ts';
+import type { RunWatch } from '../support/stream-watch.ts';
 
-export { watchStream, type RunWatch };
+export { eventually } from '../support/waits.ts';
+export type { RunWatch };
 
 export const TERMINAL_TYPES: readonly string[] = ['result', 'error', 'cancelled'];
 
@@ -18,6 +18,7 @@ export interface SessionFixture extends RunFixture {
   createSession(body: Record<string, unknown>): Promise<TestResponse>;
   /** Creates a session that must be accepted (201) and returns its id. */
   newSession(body?: Record<string, unknown>): Promise<string>;
+  /** POST a message; an accepted message's run is ended by `cleanUp`. */
   postMessage(sessionId: string, body: Record<string, unknown>): Promise<TestResponse>;
   /** Posts a message that must be accepted (202) and watches the run's stream. */
   startMessage(sessionId: string, body: Record<string, unknown>): Promise<RunWatch>;
@@ -43,12 +44,15 @@ export async function startSessionFixture(
   const { server, ws, headers } = fixture;
   const call = (method: string, path: string, body?: unknown) =>
     server.request(method, `${ws}${path}`, { headers, ...(body !== undefined && { body }) });
-  const postMessage = (sessionId: string, body: Record<string, unknown>) =>
-    call('POST', `/agent-sessions/${sessionId}/messages`, body);
+  const postMessage = async (sessionId: string, body: Record<string, unknown>) => {
+    const posted = await call('POST', `/agent-sessions/${sessionId}/messages`, body);
+    if (posted.status === 202) fixture.trackRun(posted.body.runId);
+    return posted;
+  };
   const startMessage = async (sessionId: string, body: Record<string, unknown>) => {
     const posted = await postMessage(sessionId, body);
     if (posted.status !== 202) throw new Error(`message: ${posted.status} ${JSON.stringify(posted.body)}`);
-    return watchStream(fixture.streamUrl(posted.body.runId), headers, posted.body.runId);
+    return fixture.watchRun(posted.body.runId);
   };
   const createSession = (body: Record<string, unknown>) => call('POST', '/agent-sessions', body);
   return {
@@ -77,19 +81,6 @@ export async function startSessionFixture(
 }
 
 export const terminalOf = (frames: readonly SseFrame[]) => frames.at(-1)?.data;
-
-/** Polls until `check` returns true (session state settles in the same transaction as the terminal event). */
-export async function eventually(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 3000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
-  }
-}
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The Anthropic Messages wire, as the fake provider recorded it                                     */

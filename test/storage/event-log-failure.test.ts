@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../../src/storage/database.ts';
 import type { Database } from '../../src/storage/schema.ts';
@@ -45,6 +45,7 @@ for (const engine of ENGINES) {
       await refuseFifthDelta(engine, fixture.server.service.resources.storage.db);
     });
     after(() => fixture.close());
+    afterEach(() => fixture.cleanUp());
 
     it(
       'leaves no hole in seq: the run ends with one worker_error right after its last durable event',

@@ -4,7 +4,8 @@ import { startFakeGoogle } from '../fakes/fake-google.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
 import { startFakeOpenAIResponses } from '../fakes/fake-openai-responses.ts';
 import type { FakeProviderServer, ScriptedReply } from '../fakes/scripted-reply.ts';
-import { readAll, type SseFrame } from './sse-client.ts';
+import { TestLeftovers } from './run-cleanup.ts';
+import { openSse, readAll, type SseFrame, type SseStream } from './sse-client.ts';
 import { watchStream, type RunWatch } from './stream-watch.ts';
 import {
   bearer,
@@ -27,6 +28,8 @@ const FAKES = {
 
 export type FakeApi = keyof typeof FAKES;
 
+type ProvisionedWorkspace = Awaited<ReturnType<typeof createWorkspaceWithKey>>;
+
 export interface RunFixtureOptions extends TestServerOptions {
   script?: ScriptedReply[];
   /** The connection's model and key (defaults `fake-model`, `sk-fake-provider-key`): some SDKs map settings per model id. */
@@ -40,7 +43,7 @@ export interface RunFixture {
   slug: string;
   key: string;
   headers: Record<string, string>;
-  /** POST {ws}/agent-runs; returns the response. */
+  /** POST {ws}/agent-runs; returns the response (an accepted run is ended by `cleanUp`). */
   createRun(
     body: Record<string, unknown>,
     headers?: Record<string, string>,
@@ -49,7 +52,22 @@ export interface RunFixture {
   runToEnd(body: Record<string, unknown>): Promise<{ runId: string; frames: SseFrame[] }>;
   /** Creates a run that must be accepted and reads its stream in the background. */
   startRun(body: Record<string, unknown>): Promise<RunWatch>;
+  /** Reads the stream of a run of this workspace in the background (closed by `cleanUp`). */
+  watchRun(runId: string): Promise<RunWatch>;
+  /** Opens the stream of a run of this workspace (closed by `cleanUp`). */
+  openStream(
+    runId: string,
+    options?: { query?: string; headers?: Record<string, string> },
+  ): Promise<SseStream>;
+  /** A run of this workspace created some other way than `createRun`, for `cleanUp` to end. */
+  trackRun(runId: string, headers?: Record<string, string>): void;
   streamUrl(runId: string, query?: string): string;
+  /**
+   * What every test of a shared fixture does last (in `afterEach`): closes the streams it opened,
+   * ends the runs it left going, and resets the fake provider, so nothing reaches the next test.
+   */
+  cleanUp(): Promise<void>;
+  /** Cleans up, then stops the service and the fake. */
   close(): Promise<void>;
 }
 
@@ -62,29 +80,75 @@ export async function startRunFixture(
   options: RunFixtureOptions = {},
 ): Promise<RunFixture> {
   const fake = await FAKES[api].start(options.script);
-  const server = await startTestServer({
-    ...options,
-    engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, ...options.engine },
-  });
+  let server: TestServer | undefined;
+  let workspace: ProvisionedWorkspace;
+  try {
+    server = await startTestServer({
+      ...options,
+      engine: { retryPolicy: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 200 }, ...options.engine },
+    });
+    workspace = await provisionWorkspace(server, api, fake.url, options.model);
+  } catch (error) {
+    await server?.close();
+    await fake.close();
+    throw error;
+  }
+  return fixtureOn(server, fake, workspace);
+}
+
+/** Workspace `acme` with one key and the fake as its default provider. */
+async function provisionWorkspace(
+  server: TestServer,
+  api: FakeApi,
+  fakeUrl: string,
+  model: RunFixtureOptions['model'],
+): Promise<ProvisionedWorkspace> {
   // Suites create many runs quickly; the rate-limit suite checks the spec's default maxima itself.
-  const { slug, key, ws } = await createWorkspaceWithKey(server, 'acme', {
+  const workspace = await createWorkspaceWithKey(server, 'acme', {
     rateLimits: { runStart: 100_000, lifecycle: 100_000, otherMutations: 100_000 },
   });
-  const provider = await server.admin('POST', `/workspaces/${slug}/providers`, {
+  const provider = await server.admin('POST', `/workspaces/${workspace.slug}/providers`, {
     provider: FAKES[api].provider,
     api,
-    baseUrl: fake.url,
-    apiKey: options.model?.apiKey ?? 'sk-fake-provider-key',
-    models: [{ vendorModelId: options.model?.vendorModelId ?? 'fake-model', label: 'Fake' }],
+    baseUrl: fakeUrl,
+    apiKey: model?.apiKey ?? 'sk-fake-provider-key',
+    models: [{ vendorModelId: model?.vendorModelId ?? 'fake-model', label: 'Fake' }],
     isDefault: true,
   });
   if (provider.status !== 201)
     throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
+  return workspace;
+}
+
+function fixtureOn(
+  server: TestServer,
+  fake: FakeProviderServer,
+  { slug, key, ws }: ProvisionedWorkspace,
+): RunFixture {
   const headers = bearer(key);
   const streamUrl = (runId: string, query = '') =>
     `${server.baseUrl}${ws}/agent-runs/${runId}/stream${query}`;
-  const createRun: RunFixture['createRun'] = (body, extra = {}) =>
-    server.request('POST', `${ws}/agent-runs`, { body, headers: { ...headers, ...extra } });
+  const leftovers = new TestLeftovers();
+  const trackRun: RunFixture['trackRun'] = (runId, runHeaders = headers) =>
+    leftovers.trackRun({ server, ws, runId, headers: runHeaders });
+  const createRun: RunFixture['createRun'] = async (body, extra = {}) => {
+    const runHeaders = { ...headers, ...extra };
+    const created = await server.request('POST', `${ws}/agent-runs`, { body, headers: runHeaders });
+    if (created.status === 202) trackRun(created.body.runId, runHeaders);
+    return created;
+  };
+  const watchRun: RunFixture['watchRun'] = async (runId) =>
+    leftovers.trackStream(await watchStream(streamUrl(runId), headers, runId));
+  const cleanUp = async () => {
+    // Replies a failed test left held go on (a cancelled run still finishes its turn), and what the
+    // runs ask while they end is forgotten with the rest.
+    fake.reset();
+    try {
+      await leftovers.cleanUp();
+    } finally {
+      fake.reset();
+    }
+  };
   const acceptedRun = async (body: Record<string, unknown>): Promise<string> => {
     const created = await createRun(body);
     if (created.status !== 202) throw new Error(`run: ${created.status} ${JSON.stringify(created.body)}`);
@@ -103,13 +167,19 @@ export async function startRunFixture(
       const runId = await acceptedRun(body);
       return { runId, frames: await readAll(streamUrl(runId), headers) };
     },
-    startRun: async (body) => {
-      const runId = await acceptedRun(body);
-      return watchStream(streamUrl(runId), headers, runId);
-    },
+    startRun: async (body) => watchRun(await acceptedRun(body)),
+    watchRun,
+    openStream: async (runId, options = {}) =>
+      leftovers.trackStream(await openSse(streamUrl(runId, options.query), options.headers ?? headers)),
+    trackRun,
+    cleanUp,
     close: async () => {
-      await server.close();
-      await fake.close();
+      try {
+        await cleanUp();
+      } finally {
+        await server.close();
+        await fake.close();
+      }
     },
   };
 }

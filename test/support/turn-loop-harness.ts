@@ -34,6 +34,7 @@ import { createRepositories, type Repositories } from '../../src/storage/reposit
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
 import { runToolCatalog } from '../../src/tools/run-tools.ts';
 import { openTestStorage } from './engines.ts';
+import { WAIT_CAP_MS, withCap } from './waits.ts';
 
 /** A stored event with its data parsed. */
 export type LoggedEvent = {
@@ -43,9 +44,6 @@ export type LoggedEvent = {
 export type LoggedEventOf<T extends RunEventType> = Extract<LoggedEvent, { type: T }>;
 
 export type TerminalLoggedEvent = LoggedEventOf<'result' | 'error' | 'cancelled'>;
-
-/** The longest any wait of these tests may take before it fails (they wait for events, not for time). */
-export const WAIT_CAP_MS = 15_000;
 
 export interface RunOptions {
   prompt: string;
@@ -105,17 +103,9 @@ export function parseEvent(event: SerializedRunEvent): LoggedEvent {
   return { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) } as LoggedEvent;
 }
 
-/** Rejects with `what` when `promise` has not settled within the cap (the timer never outlives it). */
-export async function within<T>(promise: Promise<T>, what: string, capMs = WAIT_CAP_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const cap = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`gave up waiting for ${what} after ${capMs} ms`)), capMs);
-  });
-  try {
-    return await Promise.race([promise, cap]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Rejects naming `what` when `promise` has not settled within the suite's wait cap. */
+export function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  return withCap(promise, WAIT_CAP_MS, () => `gave up waiting for ${what} after ${WAIT_CAP_MS} ms`);
 }
 
 export async function openLoopHarness(): Promise<LoopHarness> {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import { ofType, postToolResult, toolResultBlocks, toolResultText, WEATHER_TOOL } from './tool-support.ts';
 
@@ -9,7 +9,7 @@ describe('local_tool_call events', { timeout: 30_000 }, () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   it('local: local_tool_call carries toolUseId, name, args and kind local; the answer reaches the model', async () => {
     fixture.fake.enqueue(

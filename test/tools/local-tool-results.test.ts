@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import {
   ofType,
@@ -16,7 +16,7 @@ describe('local tool results: the echo and what the model receives', { timeout: 
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   it('local_tool_result_in echoes output and file metadata only (filename, mimeType, sizeBytes), never the bytes', async () => {
     fixture.fake.enqueue(
@@ -151,6 +151,7 @@ describe(
       fixture = await startRunFixture('openai-chat');
     });
     after(() => fixture.close());
+    afterEach(() => fixture.cleanUp());
 
     type ChatMessage = { role: string; content: unknown; tool_call_id?: string };
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import type { ModelMessage } from 'ai';
 import { zeroUsage } from '../../src/domain/usage.ts';
 import type { CompletedTurn } from '../../src/engine/ports.ts';
@@ -16,6 +16,7 @@ describe(
       fixture = await startRunFixture('openai-chat');
     });
     after(() => fixture.close());
+    afterEach(() => fixture.cleanUp());
 
     type ChatMessage = { role: string; tool_call_id?: string; tool_calls?: { id: string }[] };
 
@@ -34,14 +35,11 @@ describe(
         200,
       );
       await fixture.fake.waitForRequests(2);
-      const deadline = Date.now() + 5000;
       const secondCall = () => run.frames.filter((frame) => frame.data.type === 'local_tool_call')[1];
-      while (
-        !secondCall() &&
-        !run.frames.some((frame) => frame.data.type === 'error') &&
-        Date.now() < deadline
-      )
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      await run.waitFor(
+        (frame) => frame.data.type === 'error' || secondCall() !== undefined,
+        'a second local_tool_call (or an error)',
+      );
       const second = secondCall();
       assert.equal(second?.data.data.toolUseId, 'call_0_2');
       assert.deepEqual(second?.data.data.args, { city: 'Oslo' });

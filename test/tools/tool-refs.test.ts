@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import { toolsByName } from './tool-support.ts';
@@ -28,6 +28,7 @@ describe('tool refs: what the model sees', { timeout: 30_000 }, () => {
     fixture = await startRunFixture('anthropic-messages');
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   /** Runs once with the refs (the model just answers) and returns the tools of the provider request by name. */
   async function toolsSeenFor(tools: unknown[]) {
@@ -222,6 +223,7 @@ describe('tool refs: validation at creation (400 invalid_request)', { timeout: 3
     fixture = await startRunFixture('anthropic-messages');
   });
   after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
 
   async function rejected(tools: unknown[]): Promise<string> {
     const response = await fixture.createRun({ systemPrompt: 's', prompt: 'p', tools });

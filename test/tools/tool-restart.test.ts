@@ -1,13 +1,21 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { createTestDatabase, type TestDatabase } from '../support/engines.ts';
 import { readAll, type SseFrame } from '../support/sse-client.ts';
 import { bearer, createWorkspaceWithKey, serveOn, type TestServer } from '../support/test-server.ts';
-import { ofType, toolResultBlocks, toolResultText, watchStream, WEATHER_TOOL } from './tool-support.ts';
+import { endRun } from '../support/run-cleanup.ts';
+import {
+  ofType,
+  toolResultBlocks,
+  toolResultText,
+  watchStream,
+  WEATHER_TOOL,
+  type RunWatch,
+} from './tool-support.ts';
 
 /**
  * One service over the shared database: it picks up unfinished runs when it starts. Close gives
@@ -33,6 +41,9 @@ describe(
     let headers: Record<string, string>;
     const adminToken = randomBytes(24).toString('base64url');
     let running: TestServer | undefined;
+    /** The runs and streams a test started, ended and closed after it on the service then running. */
+    const runIds: string[] = [];
+    const watches: RunWatch[] = [];
 
     before(async () => {
       database = await createTestDatabase('sqlite');
@@ -66,7 +77,16 @@ describe(
       await fake.close();
       await database.drop();
     });
-    beforeEach(() => fake.reset());
+    afterEach(async () => {
+      for (const watch of watches.splice(0)) watch.close();
+      const server = running;
+      try {
+        if (server) await Promise.all(runIds.map((runId) => endRun({ server, ws, runId, headers })));
+      } finally {
+        runIds.length = 0;
+        fake.reset();
+      }
+    });
 
     /** Stops the current service (the waiting run stays unfinished) and starts the next one on the same database. */
     async function restart(): Promise<TestServer> {
@@ -79,6 +99,16 @@ describe(
       `${server.baseUrl}${ws}/agent-runs/${runId}/stream`;
     const post = (server: TestServer, runId: string, body: unknown) =>
       server.request('POST', `${ws}/agent-runs/${runId}/tool-results`, { body, headers });
+    /** Creates a run on `server` that must be accepted, and watches its stream. */
+    async function startRun(server: TestServer, body: Record<string, unknown>): Promise<RunWatch> {
+      const created = await server.request('POST', `${ws}/agent-runs`, { body, headers });
+      assert.equal(created.status, 202, JSON.stringify(created.body));
+      const runId: string = created.body.runId;
+      runIds.push(runId);
+      const watch = await watchStream(streamUrl(server, runId), headers, runId);
+      watches.push(watch);
+      return watch;
+    }
 
     it('the result posted to the restarted service is accepted, the stream continues to the final result, no call is published twice', async () => {
       fake.enqueue(
@@ -86,13 +116,8 @@ describe(
         { text: ['Sunny.'] },
       );
       const first = await restart();
-      const created = await first.request('POST', `${ws}/agent-runs`, {
-        body: { systemPrompt: 's', prompt: 'weather?', tools: [WEATHER_TOOL] },
-        headers,
-      });
-      assert.equal(created.status, 202);
-      const runId: string = created.body.runId;
-      const before = await watchStream(streamUrl(first, runId), headers, runId);
+      const before = await startRun(first, { systemPrompt: 's', prompt: 'weather?', tools: [WEATHER_TOOL] });
+      const { runId } = before;
       const call = await before.waitForType('local_tool_call');
 
       const second = await restart();
@@ -144,12 +169,12 @@ describe(
         { text: ['Cold and warm.'] },
       );
       const first = await restart();
-      const created = await first.request('POST', `${ws}/agent-runs`, {
-        body: { systemPrompt: 's', prompt: 'two cities', tools: [WEATHER_TOOL] },
-        headers,
+      const before = await startRun(first, {
+        systemPrompt: 's',
+        prompt: 'two cities',
+        tools: [WEATHER_TOOL],
       });
-      const runId: string = created.body.runId;
-      const before = await watchStream(streamUrl(first, runId), headers, runId);
+      const { runId } = before;
       await before.waitForType('local_tool_call');
       assert.equal((await post(first, runId, { toolUseId: 'toolu_a', result: 'cold' })).status, 200);
       await before.waitFor(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import {
@@ -27,7 +27,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   const post = (runId: string, body: unknown) => postToolResult(fixture, runId, body);
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
 import { ofType, postToolResult, toolResultBlocks, toolResultText, type RunWatch } from './tool-support.ts';
@@ -28,7 +28,10 @@ describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
+
+  // A sleep before an assertion that something has not happened (yet) is a negative check: a slower
+  // machine only makes it pass more easily. Everything awaited positively is awaited on its frame.
 
   const answer = async (run: RunWatch, toolUseId: string, result: string) => {
     const response = await postToolResult(fixture, run.runId, { toolUseId, result });

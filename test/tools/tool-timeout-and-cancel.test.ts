@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import {
@@ -21,7 +21,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
   });
   after(() => fixture.close());
-  beforeEach(() => fixture.fake.reset());
+  afterEach(() => fixture.cleanUp());
 
   const cancel = (runId: string) =>
     fixture.server.request('POST', `${fixture.ws}/agent-runs/${runId}/cancel`, { headers: fixture.headers });
@@ -39,10 +39,10 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
     });
     await run.waitForType('local_tool_call');
     const calledAt = Date.now();
+    // Ending at all, within the wait cap, tells this timeout from the 5-minute default.
     const frames = await run.ended;
     const waited = Date.now() - calledAt;
     assert.ok(waited >= 1300, `waited ${waited} ms`);
-    assert.ok(waited < 6000, `waited ${waited} ms`);
     assert.deepEqual(terminalsOf(types(frames)), ['result']);
     const result = frames.at(-1)?.data.data;
     assert.equal(result?.subtype, 'error_local_tool_timeout');
@@ -106,7 +106,7 @@ describe('local tool timeout, cancellation while waiting, and the tool-turn cap'
     const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', tools: [WEATHER_TOOL] });
     await run.waitForType('local_tool_call');
     assert.equal((await cancel(run.runId)).status, 200);
-    await sleep(300);
+    await sleep(300); // a negative check: a slower machine only makes it pass more easily
     assert.deepEqual(terminalsOf(types(run.frames)), [], 'no terminal event while the call is pending');
     const waiting = await snapshotOf(fixture, run.runId);
     assert.equal(waiting.body.endedAt, null);
