@@ -74,32 +74,38 @@ describe('workers shared fairly', () => {
     { timeout: 60_000 },
     async () => {
       await withFixture({}, async (fixture) => {
-        const patched = await fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, {
-          maxConcurrentRuns: 2,
-        });
-        assert.equal(patched.status, 200);
-        assert.equal(patched.body.maxConcurrentRuns, 2);
+        const limitTo = async (maxConcurrentRuns: number) => {
+          const patched = await fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, {
+            maxConcurrentRuns,
+          });
+          assert.equal(patched.status, 200);
+          assert.equal(patched.body.maxConcurrentRuns, maxConcurrentRuns);
+        };
+        /** Creates `count` runs (each must be accepted), then reads each to its result. */
+        const runAll = async (count: number) => {
+          const runIds: string[] = [];
+          for (let index = 0; index < count; index++) {
+            const created = await fixture.createRun({ systemPrompt: 's', prompt: `run ${index}` });
+            assert.equal(created.status, 202, 'past the limit a run is accepted, not refused');
+            runIds.push(created.body.runId);
+          }
+          for (const runId of runIds) {
+            const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
+            assert.equal(frames.at(-1)?.data.type, 'result');
+          }
+        };
+        // One at a time, the runs reach the provider in the order they were admitted.
+        await limitTo(1);
+        fixture.fake.enqueue({ text: ['done'], firstChunkDelayMs: 100 });
+        await runAll(4);
+        assert.deepEqual(runLabelsInOrder(fixture.fake.requests), ['run 0', 'run 1', 'run 2', 'run 3']);
+        assert.equal(mostInFlight(fixture.fake.requests), 1);
+
+        fixture.fake.reset();
+        await limitTo(2);
         fixture.fake.enqueue({ text: ['done'], firstChunkDelayMs: 150 });
-        const runIds: string[] = [];
-        for (let index = 0; index < 6; index++) {
-          const created = await fixture.createRun({ systemPrompt: 's', prompt: `run ${index}` });
-          assert.equal(created.status, 202, 'past the limit a run is accepted, not refused');
-          runIds.push(created.body.runId);
-        }
-        for (const runId of runIds) {
-          const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
-          assert.equal(frames.at(-1)?.data.type, 'result');
-        }
-        assert.deepEqual(
-          runLabelsInOrder(fixture.fake.requests),
-          runIds.map((_, index) => `run ${index}`),
-          'each run reached the provider in the order it was created',
-        );
-        assert.equal(
-          mostInFlight(fixture.fake.requests),
-          2,
-          'never more than two at once, and two when queued',
-        );
+        await runAll(6);
+        assert.equal(mostInFlight(fixture.fake.requests), 2, 'never more than two at once, two when queued');
       });
     },
   );
@@ -112,9 +118,9 @@ describe('workers shared fairly', () => {
       await withFixture(
         { env: { AGENT_RUNS_WORKER_CONCURRENCY: '8' }, engine: { shutdownGraceMs: 100 } },
         async (busy) => {
-          // The busy workspace may run 4 at once; each of its turns takes 2 s.
+          // The busy workspace may run 4 at once; each of its turns takes 5 s.
           await busy.server.admin('PATCH', `/workspaces/${busy.slug}`, { maxConcurrentRuns: 4 });
-          busy.fake.enqueue({ text: ['busy'], firstChunkDelayMs: 2000 });
+          busy.fake.enqueue({ text: ['busy'], firstChunkDelayMs: 5000 });
           for (let started = 0; started < 500; started += 25) {
             const batch = Array.from({ length: 25 }, (_, index) =>
               busy.createRun({ systemPrompt: 's', prompt: `busy ${started + index}` }),
@@ -146,7 +152,7 @@ describe('workers shared fairly', () => {
           const doneAt = Date.now();
           assert.equal(frames.at(-1)?.data.data.text, 'quick');
           // Only the busy runs already in flight could finish meanwhile: the other run did not queue
-          // behind the 500 (it would have waited for about 125 of their 2 s turns).
+          // behind the 500 (it would have waited for about 125 of their 5 s turns).
           const finishedMeanwhile = busy.fake.requests.filter(
             (request) =>
               request.respondedAt !== undefined &&

@@ -96,18 +96,26 @@ describe('scale-out: workers shared fairly across processes', { timeout: 120_000
 
   it('maxConcurrentRuns holds across workers: the excess waits queued and starts in the order it came', async () => {
     await cluster.startWorker('worker3');
+    /** Creates `count` runs, then reads each to its result. */
+    const runAll = async (count: number) => {
+      const runIds = [];
+      for (let index = 0; index < count; index++) runIds.push(await createRun({ prompt: `run ${index}` }));
+      for (const runId of runIds) {
+        const frames = await readAll(streamUrl(runId), headers);
+        assert.equal(frames.at(-1)?.data.type, 'result');
+      }
+    };
+    // One at a time, the runs reach the provider in the order they were admitted.
+    await admin('PATCH', '/workspaces/acme', { maxConcurrentRuns: 1 });
+    fake.enqueue({ text: ['done'], firstChunkDelayMs: 100 });
+    await runAll(4);
+    assert.deepEqual(runLabelsInOrder(fake.requests), ['run 0', 'run 1', 'run 2', 'run 3']);
+    assert.equal(mostInFlight(fake.requests), 1);
+
+    fake.reset();
     await admin('PATCH', '/workspaces/acme', { maxConcurrentRuns: 2 });
     fake.enqueue({ text: ['done'], firstChunkDelayMs: 200 });
-    const runIds = [];
-    for (let index = 0; index < 6; index++) runIds.push(await createRun({ prompt: `run ${index}` }));
-    for (const runId of runIds) {
-      const frames = await readAll(streamUrl(runId), headers);
-      assert.equal(frames.at(-1)?.data.type, 'result');
-    }
-    assert.deepEqual(
-      runLabelsInOrder(fake.requests),
-      runIds.map((_, index) => `run ${index}`),
-    );
-    assert.equal(mostInFlight(fake.requests), 2);
+    await runAll(6);
+    assert.equal(mostInFlight(fake.requests), 2, 'never more than two at once across the workers');
   });
 });

@@ -297,7 +297,7 @@ for (const engine of ENGINES) {
       assert.equal(await byName.first(storage.db, { slug: 'prepared', name: 'other' }), undefined);
     });
 
-    it('dispatch: admission takes the oldest waiting runs up to maxConcurrentRuns, a cancelled waiting run always; an ended or parked run frees its slot', async () => {
+    it('dispatch: admission takes the oldest waiting runs up to maxConcurrentRuns, a cancelled waiting run always; an ended or parked run frees its slot; a new run is admitted at once only with a free slot and nobody waiting before it', async () => {
       const ws = await repos.workspaces.create({
         slug: 'dispatch',
         name: 'dispatch',
@@ -316,10 +316,12 @@ for (const engine of ENGINES) {
       assert.deepEqual(await repos.dispatch.admit(ws.id), [], 'both slots are taken');
       assert.equal(await repos.runs.claimAttempt(c), undefined, 'a waiting run cannot be claimed');
       assert.equal(await repos.runs.claimAttempt(a, 2), undefined, 'nor with another admission than its own');
+      assert.equal(await repos.dispatch.admitNew(ws.id, e), undefined, 'no free slot for a new run');
+      assert.equal(await repos.dispatch.admitCancelled(e), undefined, 'not cancelled');
       await repos.runs.requestCancel(e);
       assert.deepEqual(
-        await repos.dispatch.admit(ws.id),
-        [{ runId: e, admission: 1 }],
+        await repos.dispatch.admitCancelled(e),
+        { runId: e, admission: 1 },
         'cancelled: admitted',
       );
       const end = (runId: string) =>
@@ -358,6 +360,12 @@ for (const engine of ENGINES) {
         [a, c],
       );
       assert.equal(await repos.dispatch.hasWaiting(ws.id), true, 'd still waits');
+      await end(c);
+      const late = await waitingRun(ws.id);
+      assert.equal(await repos.dispatch.admitNew(ws.id, late.id), undefined, 'd waits before it, in order');
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [{ runId: runs[3]!.id, admission: 1 }]);
+      await end(a);
+      assert.deepEqual(await repos.dispatch.admitNew(ws.id, late.id), { runId: late.id, admission: 1 });
       if (engine === 'sqlite') {
         const plan = await sql<{ detail: string }>`
           explain query plan select id from runs where workspace_id = ${ws.id} and dispatch = 'waiting' order by created_at limit 10

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DispatchStore, RunQueue } from '../ports.ts';
+import type { AdmittedRun, DispatchStore, RunQueue } from '../ports.ts';
 
 export interface RunDispatcherDeps {
   dispatch: DispatchStore;
@@ -32,12 +32,32 @@ export class RunDispatcher {
 
   /** Admits what fits of the workspace's waiting runs and queues them; returns the runs that could not be queued. */
   async admit(workspaceId: string): Promise<ReadonlySet<string>> {
+    return this.#queue(await this.#deps.dispatch.admit(workspaceId));
+  }
+
+  /**
+   * A run just created: admitted and queued at once if its workspace has room (else it waits its
+   * turn). Returns whether it is queued; false also when the queue refused it.
+   */
+  async admitNew(workspaceId: string, runId: string): Promise<{ admitted: boolean; queued: boolean }> {
+    const admitted = await this.#deps.dispatch.admitNew(workspaceId, runId);
+    if (!admitted) return { admitted: false, queued: false };
+    return { admitted: true, queued: (await this.#queue([admitted])).size === 0 };
+  }
+
+  /** A cancelled run still waiting for a slot ends at once: it only writes its `cancelled`. */
+  async admitCancelled(runId: string): Promise<void> {
+    const admitted = await this.#deps.dispatch.admitCancelled(runId);
+    if (admitted) await this.#queue([admitted]);
+  }
+
+  /** Queues admitted runs; returns those the queue refused (a sweep for lost jobs queues them again). */
+  async #queue(admitted: readonly AdmittedRun[]): Promise<ReadonlySet<string>> {
     const unqueued = new Set<string>();
-    for (const job of await this.#deps.dispatch.admit(workspaceId)) {
+    for (const job of admitted) {
       try {
         await this.#deps.queue.enqueue(job);
       } catch (error) {
-        // Admitted without a job: a sweep for lost jobs queues it again (scale-out).
         this.#deps.logger.error({ runId: job.runId, err: error }, 'queueing an admitted run failed');
         unqueued.add(job.runId);
       }

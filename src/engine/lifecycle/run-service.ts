@@ -48,13 +48,13 @@ export class RunService {
       spec,
       metadata: request.metadata ?? {},
     });
-    // The run waits for a slot of its workspace; admitted now if there is one. An admission that fails
+    // Admitted now if its workspace has a free slot, else it waits its turn. An admission that fails
     // here is made by the dispatch sweep; a queue that refuses the admitted run fails it at once.
-    const unqueued = await dispatcher.admit(run.workspaceId).catch((error: unknown) => {
+    const admission = await dispatcher.admitNew(run.workspaceId, run.id).catch((error: unknown) => {
       logger.error({ runId: run.id, err: error }, 'admitting the run failed; the dispatch sweep will');
-      return new Set<string>();
+      return undefined;
     });
-    if (unqueued.has(run.id)) await this.#failUnqueued(run, spec);
+    if (admission?.admitted && !admission.queued) await this.#failUnqueued(run, spec);
     return run;
   }
 
@@ -74,7 +74,7 @@ export class RunService {
         this.#deps.logger.warn({ runId: run.id, err: error }, 'cancel signal not sent'),
       );
     await this.#deps.dispatcher
-      .admit(workspaceId)
+      .admitCancelled(run.id)
       .catch((error: unknown) =>
         this.#deps.logger.warn({ runId: run.id, err: error }, 'admitting the cancelled run failed'),
       );

@@ -139,10 +139,13 @@ export interface AdmittedRun {
 export interface DispatchStore {
   /**
    * Admits the workspace's waiting runs, oldest first, while fewer than its `maxConcurrentRuns` are
-   * admitted (cancelled runs are always admitted: they only end). Serialized per workspace across
-   * replicas; returns the runs admitted.
+   * admitted. Serialized per workspace across replicas; returns the runs admitted.
    */
   admit(workspaceId: string): Promise<AdmittedRun[]>;
+  /** A new run, admitted at once when its workspace has a free slot and no run waits before it. */
+  admitNew(workspaceId: string, runId: string): Promise<AdmittedRun | undefined>;
+  /** A cancelled run still waiting for a slot, admitted regardless of the limit (it only ends). */
+  admitCancelled(runId: string): Promise<AdmittedRun | undefined>;
   /** Whether the workspace has runs waiting for a slot. */
   hasWaiting(workspaceId: string): Promise<boolean>;
   /**

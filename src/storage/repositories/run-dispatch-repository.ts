@@ -2,63 +2,124 @@ import type { Kysely } from 'kysely';
 import type { AdmittedRun, DispatchStore } from '../../engine/ports.ts';
 import { isPostgres } from '../dialect.ts';
 import { nowIso } from '../json-column.ts';
+import { PreparedQuery } from '../prepared-query.ts';
 import type { Database } from '../schema.ts';
 
-/** `runs.dispatch` (migration 0007): waiting for a slot, admitted to a worker, or parked on a client tool. */
+/**
+ * `runs.dispatch` (migration 0007): waiting for a slot, admitted to a worker, or parked on a client
+ * tool. Admissions of one workspace are serialized: SQLite runs one write at a time, and on
+ * PostgreSQL they lock the workspace's row first. The statements of every run's path are compiled once.
+ */
 export class RunDispatchRepository implements DispatchStore {
   readonly #db: Kysely<Database>;
+  readonly #postgres: boolean;
+  readonly #lockWorkspace: PreparedQuery<'workspaceId', { max_concurrent_runs: number }>;
+  readonly #admittedCount: PreparedQuery<'workspaceId', { admitted: number | string }>;
+  readonly #admitOldest: PreparedQuery<'workspaceId' | 'free', { id: string; admission: number }>;
+  readonly #admitNew: PreparedQuery<'workspaceId' | 'runId', { admission: number }>;
+  readonly #admitCancelled: PreparedQuery<'runId', { admission: number }>;
+  readonly #hasWaiting: PreparedQuery<'workspaceId', { id: string }>;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#postgres = isPostgres(db);
+    this.#lockWorkspace = new PreparedQuery((param) => {
+      const query = db
+        .selectFrom('workspaces')
+        .select('max_concurrent_runs')
+        .where('id', '=', param<string>('workspaceId'));
+      return this.#postgres ? query.forUpdate() : query;
+    });
+    const admittedOf = (workspaceId: string) =>
+      db
+        .selectFrom('runs as admitted')
+        .select((eb) => eb.fn.countAll<number | string>().as('admitted'))
+        .where('admitted.workspace_id', '=', workspaceId)
+        .where('admitted.dispatch', '=', 'admitted');
+    this.#admittedCount = new PreparedQuery((param) => admittedOf(param<string>('workspaceId')));
+    const waitingOf = (workspaceId: string) =>
+      db
+        .selectFrom('runs as waiting')
+        .select('waiting.id')
+        .where('waiting.workspace_id', '=', workspaceId)
+        .where('waiting.dispatch', '=', 'waiting');
+    this.#admitOldest = new PreparedQuery((param) =>
+      db
+        .updateTable('runs')
+        .set((eb) => ({ dispatch: 'admitted', admission: eb('admission', '+', 1) }))
+        .where('dispatch', '=', 'waiting')
+        .where('id', 'in', () =>
+          waitingOf(param<string>('workspaceId'))
+            .orderBy('waiting.created_at')
+            .orderBy('waiting.id')
+            .limit(param<number>('free')),
+        )
+        .returning(['id', 'admission']),
+    );
+    // A new run is admitted at once when its workspace has a free slot and no run waits before it.
+    this.#admitNew = new PreparedQuery((param) => {
+      const workspaceId = param<string>('workspaceId');
+      const runId = param<string>('runId');
+      return db
+        .updateTable('runs')
+        .set({ dispatch: 'admitted', admission: 1 })
+        .where('id', '=', runId)
+        .where('dispatch', '=', 'waiting')
+        .where((eb) =>
+          eb(
+            admittedOf(workspaceId),
+            '<',
+            eb.selectFrom('workspaces').select('max_concurrent_runs').where('workspaces.id', '=', workspaceId),
+          ),
+        )
+        .where((eb) => eb.not(eb.exists(waitingOf(workspaceId).where('waiting.id', '<', runId))))
+        .returning('admission');
+    });
+    this.#admitCancelled = new PreparedQuery((param) =>
+      db
+        .updateTable('runs')
+        .set((eb) => ({ dispatch: 'admitted', admission: eb('admission', '+', 1) }))
+        .where('id', '=', param<string>('runId'))
+        .where('dispatch', '=', 'waiting')
+        .where('cancel_requested_at', 'is not', null)
+        .returning('admission'),
+    );
+    this.#hasWaiting = new PreparedQuery((param) =>
+      waitingOf(param<string>('workspaceId')).limit(1),
+    );
   }
 
   admit(workspaceId: string): Promise<AdmittedRun[]> {
-    const lockRows = isPostgres(this.#db);
     return this.#db.transaction().execute(async (trx) => {
-      // The workspace row is the lock that serializes admissions of one workspace across replicas
-      // (SQLite runs one write transaction at a time anyway).
-      let limit = trx.selectFrom('workspaces').select('max_concurrent_runs').where('id', '=', workspaceId);
-      if (lockRows) limit = limit.forUpdate();
-      const workspace = await limit.executeTakeFirst();
+      const workspace = await this.#lockWorkspace.first(trx, { workspaceId });
       if (!workspace) return [];
-      const { admitted } = await trx
-        .selectFrom('runs')
-        .select((eb) => eb.fn.countAll<number | string>().as('admitted'))
-        .where('workspace_id', '=', workspaceId)
-        .where('dispatch', '=', 'admitted')
-        .executeTakeFirstOrThrow();
+      const { admitted } = (await this.#admittedCount.first(trx, { workspaceId })) ?? { admitted: 0 };
       const free = Number(workspace.max_concurrent_runs) - Number(admitted);
-      const waiting = trx
-        .selectFrom('runs')
-        .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where('dispatch', '=', 'waiting');
-      const oldest = free > 0 ? await waiting.orderBy('created_at').orderBy('id').limit(free).execute() : [];
-      // A cancelled run only ends (no model call): it never waits for a slot.
-      const cancelled = await waiting.where('cancel_requested_at', 'is not', null).execute();
-      const ids = [...new Set([...oldest, ...cancelled].map((row) => row.id))];
-      if (ids.length === 0) return [];
-      const rows = await trx
-        .updateTable('runs')
-        .set((eb) => ({ dispatch: 'admitted', admission: eb('admission', '+', 1) }))
-        .where('id', 'in', ids)
-        .where('dispatch', '=', 'waiting')
-        .returning(['id', 'admission', 'created_at'])
-        .execute();
+      if (free <= 0) return [];
+      const { rows } = await this.#admitOldest.execute(trx, { workspaceId, free });
       return rows
-        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
-        .map((row) => ({ runId: row.id, admission: Number(row.admission) }));
+        .map((row) => ({ runId: row.id, admission: Number(row.admission) }))
+        .sort((a, b) => a.runId.localeCompare(b.runId));
     });
   }
 
+  async admitNew(workspaceId: string, runId: string): Promise<AdmittedRun | undefined> {
+    const admit = async (db: Kysely<Database>) => {
+      if (this.#postgres) await this.#lockWorkspace.execute(db, { workspaceId });
+      return this.#admitNew.first(db, { workspaceId, runId });
+    };
+    // One statement on SQLite (atomic there); on PostgreSQL after the workspace's lock.
+    const row = this.#postgres ? await this.#db.transaction().execute(admit) : await admit(this.#db);
+    return row && { runId, admission: Number(row.admission) };
+  }
+
+  async admitCancelled(runId: string): Promise<AdmittedRun | undefined> {
+    const row = await this.#admitCancelled.first(this.#db, { runId });
+    return row && { runId, admission: Number(row.admission) };
+  }
+
   async hasWaiting(workspaceId: string): Promise<boolean> {
-    const row = await this.#db
-      .selectFrom('runs')
-      .select('id')
-      .where('workspace_id', '=', workspaceId)
-      .where('dispatch', '=', 'waiting')
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await this.#hasWaiting.first(this.#db, { workspaceId })) !== undefined;
   }
 
   async park(runId: string, attempt: number, wakeAt: string): Promise<boolean> {
