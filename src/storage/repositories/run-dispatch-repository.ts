@@ -69,7 +69,10 @@ export class RunDispatchRepository implements DispatchStore {
           eb(
             admittedOf(workspaceId),
             '<',
-            eb.selectFrom('workspaces').select('max_concurrent_runs').where('workspaces.id', '=', workspaceId),
+            eb
+              .selectFrom('workspaces')
+              .select('max_concurrent_runs')
+              .where('workspaces.id', '=', workspaceId),
           ),
         )
         .where((eb) => eb.not(eb.exists(waitingOf(workspaceId).where('waiting.id', '<', runId))))
@@ -84,9 +87,7 @@ export class RunDispatchRepository implements DispatchStore {
         .where('cancel_requested_at', 'is not', null)
         .returning('admission'),
     );
-    this.#hasWaiting = new PreparedQuery((param) =>
-      waitingOf(param<string>('workspaceId')).limit(1),
-    );
+    this.#hasWaiting = new PreparedQuery((param) => waitingOf(param<string>('workspaceId')).limit(1));
   }
 
   admit(workspaceId: string): Promise<AdmittedRun[]> {
