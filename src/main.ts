@@ -233,7 +233,6 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       ...(redis && { redis }),
       engine: {
         runs: runService,
-        dispatcher,
         sessions: new SessionService({
           sessions: repos.sessions,
           agents: repos.agents,

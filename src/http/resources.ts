@@ -2,7 +2,6 @@ import type { Config } from '../config.ts';
 import type { EventStore, RateCounters, RunEventBus } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
 import type { SessionService } from '../engine/lifecycle/session-service.ts';
-import type { RunDispatcher } from '../engine/lifecycle/run-dispatcher.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Repositories } from '../storage/repositories/index.ts';
@@ -18,7 +17,6 @@ export interface AppResources {
   engine: {
     runs: RunService;
     sessions: SessionService;
-    dispatcher: RunDispatcher;
     events: EventStore;
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */

@@ -5,6 +5,7 @@ import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { mostInFlight, runLabelsInOrder } from '../support/provider-load.ts';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import { readAll } from '../support/sse-client.ts';
+import { deferred } from '../support/waits.ts';
 import { bearer, createWorkspaceWithKey } from '../support/test-server.ts';
 import { postToolResult, WEATHER_TOOL } from '../tools/tool-support.ts';
 
@@ -106,6 +107,36 @@ describe('workers shared fairly', () => {
         fixture.fake.enqueue({ text: ['done'], firstChunkDelayMs: 150 });
         await runAll(6);
         assert.equal(mostInFlight(fixture.fake.requests), 2, 'never more than two at once, two when queued');
+      });
+    },
+  );
+
+  it(
+    'a raised maxConcurrentRuns admits the waiting runs at the next dispatch sweep, while the runs in flight go on',
+    { timeout: 60_000 },
+    async () => {
+      await withFixture({ engine: { dispatchSweepMs: 100 } }, async (fixture) => {
+        await fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, { maxConcurrentRuns: 1 });
+        const release = deferred();
+        fixture.fake.enqueue({ text: ['done'], holdUntil: release.promise });
+        const runIds: string[] = [];
+        for (let index = 0; index < 3; index++) {
+          const created = await fixture.createRun({ systemPrompt: 's', prompt: `run ${index}` });
+          runIds.push(created.body.runId);
+        }
+        await fixture.fake.waitForRequests(1);
+        const raised = await fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, {
+          maxConcurrentRuns: 3,
+        });
+        assert.equal(raised.body.maxConcurrentRuns, 3);
+        // The first run still holds its slot (its reply is held): the others reach the provider anyway.
+        await fixture.fake.waitForRequests(3);
+        assert.equal(mostInFlight(fixture.fake.requests), 3);
+        release.resolve();
+        for (const runId of runIds) {
+          const frames = await readAll(fixture.streamUrl(runId), fixture.headers);
+          assert.equal(frames.at(-1)?.data.type, 'result');
+        }
       });
     },
   );

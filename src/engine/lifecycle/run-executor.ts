@@ -12,7 +12,7 @@ import { sessionTurnItems } from '../loop/session-turns.ts';
 import { errorBeforeAnyTurn, type TerminalEvent } from '../loop/terminal-events.ts';
 import { TurnLoop, type TurnLoopDeps } from '../loop/turn-loop.ts';
 import type { EventStore, RunJob, RunJobOutcome, RunSignals, RunStore, SessionRunEnd } from '../ports.ts';
-import { FRESH_START, loopStartFromLog } from '../takeover/loop-start.ts';
+import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
 
@@ -136,7 +136,7 @@ export class RunExecutor {
         (error) => halt(new EventLogFailure(error)),
         this.#deps.fenceWrites ? attempt : undefined,
       );
-      const start = lastSeq > 0 ? await loopStartFromLog(this.#deps, run.id) : FRESH_START;
+      const start = lastSeq > 0 ? await loopStartFromLog(this.#deps, run.id) : freshStart();
       if (!start) {
         await endWithWorkerError(
           emitter,

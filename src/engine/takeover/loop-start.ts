@@ -22,14 +22,17 @@ export interface LoopStart {
   resumed: boolean;
 }
 
-export const FRESH_START: LoopStart = {
-  history: [],
-  tally: EMPTY_TALLY,
-  retained: [],
-  controls: {},
-  replayed: { text: '', thinking: '' },
-  resumed: false,
-};
+/** A run's first start: an empty log. */
+export function freshStart(): LoopStart {
+  return {
+    history: [],
+    tally: EMPTY_TALLY,
+    retained: [],
+    controls: {},
+    replayed: { text: '', thinking: '' },
+    resumed: false,
+  };
+}
 
 /**
  * The one entry point of a takeover: where a run whose log already holds
@@ -46,7 +49,7 @@ export async function loopStartFromLog(
   if (!point) return undefined;
   const replayed = { text: point.partialText, thinking: point.partialThinking };
   const state = point.checkpoint?.state;
-  if (!state) return { ...FRESH_START, replayed, resumed: true };
+  if (!state) return { ...freshStart(), replayed, resumed: true };
   return {
     history: state.messages,
     tally: { tokens: state.tokens, turns: state.turns, lastText: state.lastText },

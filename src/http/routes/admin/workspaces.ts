@@ -32,7 +32,7 @@ export const updateWorkspaceSchema = z.strictObject({
   maxConcurrentRuns: maxConcurrentRunsSchema.optional(),
 });
 
-export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog, engine }: AppResources): void {
+export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
   app.post('/workspaces', async (request, reply) => {
     const body = parseInput(createWorkspaceSchema, request.body);
     const workspace = await repos.workspaces.create({
@@ -54,7 +54,9 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog, eng
   app.patch<{ Params: { slug: string } }>('/workspaces/:slug', async (request) => {
     const body = parseInput(updateWorkspaceSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    const updated = await repos.workspaces.update(workspace.id, {
+    // A raised limit admits waiting runs at the workers' next dispatch sweep (within seconds): this
+    // process may have no worker (the admin CLI), so it does not admit them itself.
+    return repos.workspaces.update(workspace.id, {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.maxConcurrentRuns !== undefined && { maxConcurrentRuns: body.maxConcurrentRuns }),
       ...(body.features !== undefined && {
@@ -64,9 +66,6 @@ export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog, eng
         rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) },
       }),
     });
-    // A raised limit admits waiting runs now, not at the next run's end.
-    if (body.maxConcurrentRuns !== undefined) await engine.dispatcher.admit(workspace.id);
-    return updated;
   });
 
   app.delete<{ Params: { slug: string } }>('/workspaces/:slug', async (request, reply) => {
