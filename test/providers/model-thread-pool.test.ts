@@ -8,7 +8,7 @@ import type { ModelMessage } from 'ai';
 import type { ResolvedModel } from '../../src/domain/model.ts';
 import { ModelThreadPool } from '../../src/providers/model-threads/model-thread-pool.ts';
 import { decodeCall, encodeCall } from '../../src/providers/model-threads/messages.ts';
-import { inThreadModelPort } from '../../src/providers/model-turn.ts';
+import { aiSdkModelPort } from '../../src/providers/ai-sdk-model-turn.ts';
 import {
   ModelTurnError,
   type CompletedTurn,
@@ -91,7 +91,7 @@ describe('model calls on model threads', () => {
   /** The same reply, once through each caller: what the engine gets must not depend on the thread. */
   async function onBothThreads(reply: ScriptedReply) {
     fake.enqueue(reply, reply);
-    const here = await callThrough(inThreadModelPort, call);
+    const here = await callThrough(aiSdkModelPort, call);
     const threaded = await callThrough(pool, call);
     return { here, threaded };
   }

@@ -29,7 +29,7 @@ import type { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts'
 import type { ModelCall, ModelPort, PublishedEvent } from '../../src/engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from '../../src/infra/in-process-bus.ts';
 import { InProcessRunQueue } from '../../src/infra/in-process-queue.ts';
-import { inThreadModelPort } from '../../src/providers/model-turn.ts';
+import { aiSdkModelPort } from '../../src/providers/ai-sdk-model-turn.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
 import { runToolCatalog } from '../../src/tools/run-tools.ts';
@@ -141,9 +141,9 @@ export async function openLoopHarness(): Promise<LoopHarness> {
   const modelPort: ModelPort = {
     call: (call, signal, output) => {
       calls.get(call.model.connectionRef)?.push(structuredClone(call));
-      return inThreadModelPort.call(call, signal, output);
+      return aiSdkModelPort.call(call, signal, output);
     },
-    close: () => inThreadModelPort.close(),
+    close: () => aiSdkModelPort.close(),
   };
   const shutdown = new AbortController();
   const executor = new RunExecutor({

@@ -43,8 +43,8 @@ interface ModelTurnRequest {
   abortSignal: AbortSignal;
 }
 
-/** Runs each model call on the calling thread. */
-export const inThreadModelPort: ModelPort = {
+/** Runs each model call through the AI SDK, on the calling thread. */
+export const aiSdkModelPort: ModelPort = {
   call: (call, signal, output) => streamModelTurn(modelTurnRequest(call, signal), output),
   close: async () => {},
 };
