@@ -55,6 +55,8 @@ export interface ServiceOptions {
   startModelThreads?: boolean;
   /** Heap limits of each model thread (V8's defaults when absent). */
   modelThreadResourceLimits?: ResourceLimits;
+  /** The model port workers call models through, instead of the one the configuration picks. */
+  models?: ModelPort;
 }
 
 interface Transport {
@@ -172,7 +174,9 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       logger: options.logger,
     });
     if (config.role !== 'api' && !options.internalAdmin) {
-      if (config.modelThreads > 0) {
+      if (options.models) {
+        models = options.models;
+      } else if (config.modelThreads > 0) {
         const pool = new ModelThreadPool({
           threads: config.modelThreads,
           logger: options.logger,

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createService, type EngineOptions, type Service } from '../../src/main.ts';
 import { createTestDatabase } from './engines.ts';
 import type { Engine } from '../../src/storage/database.ts';
+import type { ModelPort } from '../../src/engine/ports.ts';
 
 export interface TestServer {
   baseUrl: string;
@@ -36,6 +37,8 @@ export interface TestServerOptions {
   dev?: boolean;
   engine?: EngineOptions;
   modelThreadResourceLimits?: ResourceLimits;
+  /** The model port the service's workers call models through (the configured one otherwise). */
+  models?: ModelPort;
 }
 
 /** The real service on port 0 over a fresh database, spoken to over HTTP like a client. */
@@ -56,6 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.modelThreadResourceLimits && {
       modelThreadResourceLimits: options.modelThreadResourceLimits,
     }),
+    ...(options.models && { models: options.models }),
   });
   return {
     ...server,
@@ -78,6 +82,7 @@ export async function serveOn(
     engine?: EngineOptions;
     pgSchema?: string;
     modelThreadResourceLimits?: ResourceLimits;
+    models?: ModelPort;
     /** The service's log lines go here (JSON, level info and above); silent otherwise. */
     logLines?: string[];
   } = {},
@@ -93,6 +98,7 @@ export async function serveOn(
     ...(options.modelThreadResourceLimits && {
       modelThreadResourceLimits: options.modelThreadResourceLimits,
     }),
+    ...(options.models && { models: options.models }),
   });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = service.app.server.address() as AddressInfo;
