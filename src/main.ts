@@ -29,7 +29,7 @@ import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bu
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
 import { runToolCatalog } from './tools/run-tools.ts';
-import { aiSdkModelPort } from './providers/ai-sdk-model-turn.ts';
+import { inThreadModelPort } from './providers/model-port.ts';
 import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -185,7 +185,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         if (options.startModelThreads) pool.start();
         models = pool;
       } else {
-        models = aiSdkModelPort;
+        models = inThreadModelPort;
       }
       const executor = new RunExecutor({
         shutdown: shutdown.signal,

@@ -5,7 +5,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { ModelTurnError } from '../../engine/ports.ts';
-import { aiSdkModelPort } from '../ai-sdk-model-turn.ts';
+import { inThreadModelPort } from '../model-port.ts';
 import { decodeCall, type FromModelThread, type ToModelThread } from './messages.ts';
 
 const port: MessagePort = parentPort ?? fail('model-thread.ts runs as a worker thread');
@@ -51,7 +51,7 @@ async function run(id: number, message: Extract<ToModelThread, { kind: 'call' }>
   const controller = new AbortController();
   running.set(id, controller);
   try {
-    const turn = await aiSdkModelPort.call(decodeCall(message.call), controller.signal, {
+    const turn = await inThreadModelPort.call(decodeCall(message.call), controller.signal, {
       onText: (text) => send({ kind: 'text', id, text }),
       onThinking: (text) => send({ kind: 'thinking', id, text }),
     });
