@@ -290,3 +290,86 @@ describe('fake Anthropic server', () => {
     assert.equal(result.finishReason, 'tool-calls');
   });
 });
+
+describe('raw replay of a recorded response', () => {
+  let fake: FakeProviderServer;
+  before(async () => {
+    fake = await startFakeOpenAIChat();
+  });
+  after(() => fake.close());
+  beforeEach(() => fake.reset());
+
+  const post = () =>
+    fetch(`${fake.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"stream":true}',
+    });
+
+  /** The body as the client reads it: the byte length of each read, and the bytes. */
+  async function reads(response: Response): Promise<{ sizes: number[]; bytes: Buffer }> {
+    const sizes: number[] = [];
+    const chunks: Buffer[] = [];
+    for await (const chunk of response.body ?? []) {
+      sizes.push(chunk.length);
+      chunks.push(Buffer.from(chunk));
+    }
+    return { sizes, bytes: Buffer.concat(chunks) };
+  }
+
+  test('replays the status line, the headers as given and the body byte for byte', async () => {
+    fake.enqueue({
+      type: 'raw',
+      status: 504,
+      statusText: 'Upstream Timeout',
+      headers: { 'content-type': 'text/plain', 'retry-after': '7', 'x-custom': 'a' },
+      body: 'upstream request timeout',
+    });
+    const response = await post();
+    assert.equal(response.status, 504);
+    assert.equal(response.statusText, 'Upstream Timeout');
+    assert.equal(response.headers.get('retry-after'), '7');
+    assert.equal(response.headers.get('x-custom'), 'a');
+    assert.equal(response.headers.get('date'), null, 'no header the recording does not have');
+    assert.equal(await response.text(), 'upstream request timeout');
+    assert.equal(fake.requests[0]?.rawBody, '{"stream":true}', 'the request is recorded as usual');
+  });
+
+  test('each write reaches the client as a read of its own, wherever it splits (inside a UTF-8 character, a CRLF)', async () => {
+    const body = 'data: {"a":"é"}\r\n\r\n';
+    const splitAt = [3, Buffer.byteLength('data: {"a":"') + 1, Buffer.byteLength('data: {"a":"é"}\r')];
+    fake.enqueue({
+      type: 'raw',
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body,
+      splitAt,
+    });
+    const { sizes, bytes } = await reads(await post());
+    assert.deepEqual(sizes, [3, 10, 4, 3]);
+    assert.equal(bytes.toString('utf8'), body);
+  });
+
+  test('dropAfterBytes: the client gets that many bytes, then a premature end of the body', async () => {
+    const body = 'data: {"a":1}\n\ndata: {"a":2}\n\n';
+    fake.enqueue({
+      type: 'raw',
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body,
+      dropAfterBytes: 20,
+    });
+    const response = await post();
+    const received: Buffer[] = [];
+    const failure = await (async () => {
+      for await (const chunk of response.body ?? []) received.push(Buffer.from(chunk));
+    })().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    assert.equal(Buffer.concat(received).toString('utf8'), body.slice(0, 20));
+    assert.ok(failure instanceof TypeError, `a premature end of the body, got ${String(failure)}`);
+    await fake.waitUntil(() => fake.requests[0]?.respondedAt !== undefined, 'the reply ended');
+    assert.equal(fake.requests[0]?.closedByClient, false, 'the fake cut it, not the client');
+  });
+});

@@ -65,7 +65,37 @@ export interface ScriptedHang {
   type: 'hang';
 }
 
-export type ScriptedReply = ScriptedTurn | ScriptedHttpError | ScriptedHang;
+/**
+ * A recorded HTTP response replayed byte for byte: the status line, the headers as given (no
+ * content-type is added; without a `content-length` header the body goes out chunked, one HTTP chunk
+ * per write) and the body written in pieces split at `splitAt`, so a test decides where the client's
+ * reads can break (mid-line, mid-JSON, inside a UTF-8 character or a CRLF).
+ */
+export interface ScriptedRawReply {
+  type: 'raw';
+  status: number;
+  /** The reason phrase of the status line (Node's standard phrase for `status` otherwise). */
+  statusText?: string;
+  headers?: Record<string, string>;
+  /** The body as the server sent it: a string is written as its UTF-8 bytes. */
+  body: string | Uint8Array;
+  /** Byte offsets (ascending, inside the body) at which one write ends and the next begins. */
+  splitAt?: readonly number[];
+  /** Delay before every write after the first. */
+  writeIntervalMs?: number;
+  /**
+   * Cut the connection once this many body bytes were written (the rest is never sent): the client
+   * gets those bytes, then a premature end of the body (no terminating chunk).
+   */
+  dropAfterBytes?: number;
+  /**
+   * Stop writing once this many body bytes were written and keep the connection open (a stalled
+   * stream) until the client goes away.
+   */
+  stallAfterBytes?: number;
+}
+
+export type ScriptedReply = ScriptedTurn | ScriptedHttpError | ScriptedHang | ScriptedRawReply;
 
 export interface RecordedRequest {
   method: string;
@@ -217,6 +247,31 @@ export async function startScriptedServer(
     res.end();
   }
 
+  async function replayRaw(res: ServerResponse, reply: ScriptedRawReply, signal: AbortSignal) {
+    const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : Buffer.from(reply.body);
+    const end = Math.min(reply.dropAfterBytes ?? reply.stallAfterBytes ?? body.length, body.length);
+    const pieces = rawPieces(body.subarray(0, end), reply.splitAt ?? []);
+    // Only what the recording has: no Date header, no content-type added.
+    res.sendDate = false;
+    if (reply.statusText === undefined) res.writeHead(reply.status, reply.headers);
+    else res.writeHead(reply.status, reply.statusText, reply.headers);
+    res.flushHeaders();
+    for (const [index, piece] of pieces.entries()) {
+      // At least one event-loop turn before each write (the first too: the client is still taking the
+      // headers), so that a client reading in this process takes each piece in a read of its own
+      // (bytes that arrive before it reads again are read together).
+      if (index > 0 && reply.writeIntervalMs) await sleep(reply.writeIntervalMs, undefined, { signal });
+      else await nextTurn();
+      if (signal.aborted) return;
+      // Each write is flushed before the next starts: with chunked encoding it is one HTTP chunk.
+      const written = new Promise<void>((resolve) => res.write(piece, () => resolve()));
+      await Promise.race([written, untilAborted(signal)]);
+    }
+    if (reply.dropAfterBytes !== undefined) return dropConnection(res);
+    if (reply.stallAfterBytes !== undefined) return untilAborted(signal);
+    res.end();
+  }
+
   /** Half-closes after the written events are flushed, so the client gets them before the abrupt end. */
   async function dropConnection(res: ServerResponse) {
     droppedResponses.add(res);
@@ -257,6 +312,7 @@ export async function startScriptedServer(
     const jsonBody = body as Record<string, unknown>;
     const reply = nextReply();
     if (reply.type === 'hang') return untilAborted(signal);
+    if (reply.type === 'raw') return replayRaw(res, reply, signal);
     if (reply.type === 'http-error') {
       const errorBody =
         reply.body ?? format.errorBody(reply.status, reply.message ?? `Scripted error ${reply.status}`);
@@ -320,6 +376,21 @@ export async function startScriptedServer(
     },
   };
 }
+
+/** The body cut at each offset (offsets outside the body or out of order are ignored); no empty piece. */
+export function rawPieces(body: Buffer, splitAt: readonly number[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  let start = 0;
+  for (const offset of splitAt) {
+    if (offset <= start || offset >= body.length) continue;
+    pieces.push(body.subarray(start, offset));
+    start = offset;
+  }
+  if (start < body.length) pieces.push(body.subarray(start));
+  return pieces;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();

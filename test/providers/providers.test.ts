@@ -268,7 +268,7 @@ describe('classifyProviderError', () => {
   }
   const classify = async (fake: FakeProviderServer, reply: ScriptedReply) =>
     classifyProviderError(await sdkError(fake, reply));
-  type HttpErrorExtra = Omit<Extract<ScriptedReply, { status: number }>, 'type' | 'status'>;
+  type HttpErrorExtra = Omit<Extract<ScriptedReply, { type: 'http-error' }>, 'type' | 'status'>;
   const httpError = (status: number, extra: HttpErrorExtra = {}) =>
     ({ type: 'http-error', status, ...extra }) as const;
   const contextBody = {
