@@ -79,7 +79,8 @@ export async function chatRequest(call: ModelCall, abortSignal: AbortSignal): Pr
   return {
     url: new URL(`${baseUrl}/chat/completions`).toString(),
     headers: withUserAgentSuffix(
-      apiKey === null ? {} : { Authorization: `Bearer ${apiKey}` },
+      // No key, or an empty one: no Authorization header at all (local servers), as the provider does.
+      apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
       `ai-sdk-openai-compatible/${COMPATIBLE_VERSION}`,
     ),
     body: { ...body, stream: true, stream_options: { include_usage: true } },
