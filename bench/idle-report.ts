@@ -63,7 +63,7 @@ export function idleTable(idle: IdleResult): string {
 export function idleMarkdown(idle: IdleResult): string[] {
   return [
     '| idle SSE subscribers | connected | RSS per subscriber KB (after GC) | service CPU idle ms/s with / without | CPU per heartbeat round ms (per subscriber µs) | busiest second ms | heartbeats received / expected | CPU taken by other processes |',
-    '| -: | -: | -: | -: | -: | -: | -: |',
+    '| -: | -: | -: | -: | -: | -: | -: | -: |',
     `| ${idle.requested} on ${idle.runs} runs | ${idle.connected} | ${f1(idle.rssPerSubscriberKb)} (${f1(idle.rssAfterGcPerSubscriberKb)}) | ${f2(idle.cpuWithMsPerSec)} / ${f2(idle.cpuBeforeMsPerSec)} | ${f2(idle.cpuPerHeartbeatRoundMs)} (${f2(idle.cpuPerHeartbeatUs)}) every ${idle.heartbeatMs / 1000} s | ${f1(idle.peakSecondWithMs)} | ${idle.heartbeatsReceived} / ${idle.heartbeatsExpected} | ${f1(idle.otherLoadPct)}% |`,
   ];
 }
