@@ -16,22 +16,84 @@ export interface RunSample {
   frames: number;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 1024 });
+/**
+ * Why a run did not end with a result: `transport` (a socket error, an HTTP error status, a stream
+ * cut before its end) or `no-result` (the stream ended normally, without a `result`).
+ */
+export type FailureKind = 'transport' | 'no-result';
 
-function send(
+export class RunFailure extends Error {
+  readonly kind: FailureKind;
+  constructor(kind: FailureKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+/** What a run that failed is counted as: a `RunFailure`'s kind; anything else (socket errors) is transport. */
+export function failureKind(error: unknown): FailureKind {
+  return error instanceof RunFailure ? error.kind : 'transport';
+}
+
+/**
+ * The load generator's HTTP client: Node's http.Agent, which opens as many sockets per origin as
+ * there are requests in flight (maxSockets and maxTotalSockets unlimited) and keeps them for reuse.
+ * `maxFreeSockets` is per origin: above the largest level's concurrency, so a wave's sockets are
+ * reused by the next one instead of being closed and reopened.
+ */
+export const loadAgent = new http.Agent({
+  keepAlive: true,
+  maxSockets: Infinity,
+  maxTotalSockets: Infinity,
+  maxFreeSockets: 16_384,
+});
+
+/** Requests in flight from the load generator (a request counts until its response body ended). */
+export const clientLoad = { inFlight: 0, peak: 0 };
+
+/** The most requests the load generator had in flight since the last call (then restarts from now). */
+export function takeClientPeak(): number {
+  const peak = clientLoad.peak;
+  clientLoad.peak = clientLoad.inFlight;
+  return peak;
+}
+
+/** Sockets the agent holds open now (in use and free), over every origin. */
+export function agentSockets(agent: http.Agent = loadAgent): number {
+  let count = 0;
+  for (const list of [...Object.values(agent.sockets), ...Object.values(agent.freeSockets)])
+    count += list?.length ?? 0;
+  return count;
+}
+
+export function send(
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: string,
+  agent: http.Agent = loadAgent,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, headers, agent }, resolve);
-    request.on('error', reject);
+    clientLoad.inFlight++;
+    if (clientLoad.inFlight > clientLoad.peak) clientLoad.peak = clientLoad.inFlight;
+    let counted = true;
+    const done = () => {
+      if (counted) clientLoad.inFlight--;
+      counted = false;
+    };
+    const request = http.request(url, { method, headers, agent }, (response) => {
+      response.once('close', done);
+      resolve(response);
+    });
+    request.on('error', (error) => {
+      done();
+      reject(error);
+    });
     request.end(body);
   });
 }
 
-function readText(response: IncomingMessage): Promise<string> {
+export function readText(response: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     response.setEncoding('utf8');
@@ -41,14 +103,20 @@ function readText(response: IncomingMessage): Promise<string> {
   });
 }
 
-/** Feeds a response body to an SSE splitter until the server closes it. */
-function readSse(response: IncomingMessage, onBlock: (block: string) => void): Promise<void> {
+/**
+ * Feeds a response body to an SSE splitter until the server ends it; rejects with a transport
+ * failure when the connection closes before the body's end.
+ */
+export function readSse(response: IncomingMessage, onBlock: (block: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const splitter = new SseSplitter(onBlock);
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => splitter.push(chunk));
     response.on('end', resolve);
     response.on('error', reject);
+    response.on('close', () => {
+      if (!response.complete) reject(new RunFailure('transport', 'stream closed before its end'));
+    });
   });
 }
 
@@ -81,7 +149,7 @@ export async function directRun(target: DirectTarget): Promise<RunSample> {
     body,
   );
   if (response.statusCode !== 200)
-    throw new Error(`direct: HTTP ${response.statusCode} ${await readText(response)}`);
+    throw new RunFailure('transport', `direct: HTTP ${response.statusCode} ${await readText(response)}`);
   let ttftMs: number | undefined;
   let doneMs: number | undefined;
   let frames = 0;
@@ -97,7 +165,7 @@ export async function directRun(target: DirectTarget): Promise<RunSample> {
     }
   });
   if (ttftMs === undefined || doneMs === undefined)
-    throw new Error('direct: stream ended without content or [DONE]');
+    throw new RunFailure('no-result', 'direct: stream ended without content or [DONE]');
   return { marker, startWall, ttftMs, doneMs, frames };
 }
 
@@ -105,13 +173,35 @@ export interface ServiceTarget {
   baseUrl: string;
   /** e.g. /api/v1/workspaces/bench */
   ws: string;
+  /** The first of `apiKeys`. */
   apiKey: string;
+  /**
+   * Several keys of the workspace, used in turn: the service meters stream opens and other reads
+   * per (workspace, key) in its `transport` bucket, 6,000 a minute, which the admin API cannot
+   * raise; the bench opens more than that at c=1,000 and for the idle subscribers.
+   */
+  apiKeys: string[];
+}
+
+let nextKey = 0;
+/** The next key of the target's pool, in turn. */
+export function keyOf(target: ServiceTarget): string {
+  return target.apiKeys[nextKey++ % target.apiKeys.length] ?? target.apiKey;
+}
+
+/** What the bench records of one service run, as it goes: for the event-log check after the service stops. */
+export interface RunRecord {
+  runId?: string;
+  /** Frames of the run's events received on its stream (heartbeats excluded). */
+  frames: number;
+  /** The stream was read to its terminal `result`. */
+  complete: boolean;
 }
 
 /** POST a run, then read its SSE stream: time from the POST's start to the first `assistant_delta` and the terminal frame. */
-export async function serviceRun(target: ServiceTarget): Promise<RunSample> {
+export async function serviceRun(target: ServiceTarget, record: RunRecord): Promise<RunSample> {
   const marker = nextMarker();
-  const auth = `Bearer ${target.apiKey}`;
+  const auth = `Bearer ${keyOf(target)}`;
   const startWall = wallNow();
   const start = performance.now();
   const created = await send(
@@ -122,23 +212,24 @@ export async function serviceRun(target: ServiceTarget): Promise<RunSample> {
   );
   const createdBody = await readText(created);
   const ackMs = performance.now() - start;
-  if (created.statusCode !== 202) throw new Error(`service: POST ${created.statusCode} ${createdBody}`);
-  const { streamUrl } = JSON.parse(createdBody) as { streamUrl: string };
+  if (created.statusCode !== 202)
+    throw new RunFailure('transport', `service: POST ${created.statusCode} ${createdBody}`);
+  const { runId, streamUrl } = JSON.parse(createdBody) as { runId: string; streamUrl: string };
+  record.runId = runId;
   const stream = await send(`${target.baseUrl}${streamUrl}`, 'GET', {
     accept: 'text/event-stream',
     authorization: auth,
   });
   const streamOpenMs = performance.now() - start;
   if (stream.statusCode !== 200)
-    throw new Error(`service: stream ${stream.statusCode} ${await readText(stream)}`);
+    throw new RunFailure('transport', `service: stream ${stream.statusCode} ${await readText(stream)}`);
   let ttftMs: number | undefined;
   let doneMs: number | undefined;
   let terminal: string | undefined;
-  let frames = 0;
   await readSse(stream, (block) => {
     const type = eventType(block);
     if (type === undefined) return; // a heartbeat comment
-    frames++;
+    record.frames++;
     if (type === 'assistant_delta') {
       ttftMs ??= performance.now() - start;
     } else if (type === 'result' || type === 'error' || type === 'cancelled') {
@@ -146,42 +237,10 @@ export async function serviceRun(target: ServiceTarget): Promise<RunSample> {
       terminal = type === 'result' ? undefined : block;
     }
   });
-  if (terminal !== undefined) throw new Error(`service: run ended with ${terminal.slice(0, 300)}`);
+  if (terminal !== undefined)
+    throw new RunFailure('no-result', `service: run ended with ${terminal.slice(0, 300)}`);
   if (ttftMs === undefined || doneMs === undefined)
-    throw new Error('service: stream ended without a delta or a terminal event');
-  return { marker, startWall, ttftMs, doneMs, ackMs, streamOpenMs, frames };
-}
-
-async function admin(baseUrl: string, token: string, method: string, path: string, body: unknown) {
-  const response = await fetch(`${baseUrl}/admin/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  if (response.status !== 201)
-    throw new Error(`admin ${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** Through the admin API: a workspace, a Developer-API key, and the fake as its default `openai-chat` provider. */
-export async function provisionWorkspace(
-  baseUrl: string,
-  adminToken: string,
-  fakeUrl: string,
-): Promise<ServiceTarget> {
-  const slug = 'bench';
-  // Far above the spec's per-minute defaults: the benchmark starts hundreds of runs a minute.
-  const unlimited = { runStart: 1_000_000, lifecycle: 1_000_000, otherMutations: 1_000_000 };
-  await admin(baseUrl, adminToken, 'POST', '/workspaces', { slug, name: 'Benchmark', rateLimits: unlimited });
-  const key = await admin(baseUrl, adminToken, 'POST', `/workspaces/${slug}/api-keys`, { name: 'bench' });
-  await admin(baseUrl, adminToken, 'POST', `/workspaces/${slug}/providers`, {
-    provider: 'fakeopenai',
-    api: 'openai-chat',
-    baseUrl: fakeUrl,
-    apiKey: 'sk-fake-provider-key',
-    models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
-    isDefault: true,
-  });
-  return { baseUrl, ws: `/api/v1/workspaces/${slug}`, apiKey: key.key as string };
+    throw new RunFailure('no-result', 'service: stream ended without a delta or a terminal event');
+  record.complete = true;
+  return { marker, startWall, ttftMs, doneMs, ackMs, streamOpenMs, frames: record.frames };
 }

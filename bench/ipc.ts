@@ -1,8 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /** The parent ↔ child protocol of the benchmark's helper processes (Node IPC, `process.send`). */
 
-export type ChildCommand = 'usage' | 'timings' | 'reset' | 'stop';
+/**
+ * `usage`: the child's CPU and memory; `reset-peak`: start a new peak-RSS window; `gc`: a full
+ * garbage collection (when the child runs with --expose-gc), then `usage`. The fake provider also
+ * answers `timings`, `reset`, `peaks` and `release` (see fake-provider-process.ts).
+ */
+export type ChildCommand = 'usage' | 'reset-peak' | 'gc' | 'timings' | 'reset' | 'peaks' | 'release' | 'stop';
 
 export interface ChildRequest {
   id: number;
@@ -15,6 +20,13 @@ export interface ChildUsage {
   rss: number;
   /** Peak resident set size of the process so far, in kilobytes (getrusage). */
   maxRss: number;
+  /**
+   * Peak resident set size since the last `reset-peak` (Linux VmHWM, reset through
+   * /proc/self/clear_refs), in kilobytes; NaN where unreadable.
+   */
+  peakRssKb: number;
+  /** V8's used heap, bytes. */
+  heapUsed: number;
   /** process.hrtime in microseconds: the clock of `--cpu-prof` sample timestamps. */
   hrtimeUs: number;
   /** CPU of the event loop's thread alone, in ms (Linux /proc, 10 ms ticks); NaN where unreadable. */
@@ -27,13 +39,41 @@ export type ChildMessage =
   | { type: 'failed'; id?: number; message: string };
 
 export function usageNow(): ChildUsage {
+  const memory = process.memoryUsage();
   return {
     cpu: process.cpuUsage(),
-    rss: process.memoryUsage().rss,
+    rss: memory.rss,
     maxRss: process.resourceUsage().maxRSS,
+    peakRssKb: peakRssKb(),
+    heapUsed: memory.heapUsed,
     hrtimeUs: Number(process.hrtime.bigint() / 1000n),
     mainThreadCpuMs: mainThreadCpuMs(),
   };
+}
+
+/** VmHWM of /proc/self/status, in kB. */
+function peakRssKb(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? Number(match[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Writing 5 to clear_refs resets the peak RSS (VmHWM) to the current RSS and changes nothing else. */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function collectGarbage(): ChildUsage {
+  (globalThis as { gc?: () => void }).gc?.();
+  return usageNow();
 }
 
 /** utime + stime of the thread whose id is the process id (the main thread), from /proc. */
@@ -58,6 +98,11 @@ export function serveParent(
   onStop: () => Promise<void>,
 ): void {
   const send = (message: ChildMessage) => process.send?.(message);
+  const defaults: Partial<Record<ChildCommand, () => unknown>> = {
+    usage: usageNow,
+    'reset-peak': resetPeakRss,
+    gc: collectGarbage,
+  };
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -72,7 +117,7 @@ export function serveParent(
       void stop();
       return;
     }
-    const handler = request.cmd === 'usage' ? (handlers.usage ?? usageNow) : handlers[request.cmd];
+    const handler = handlers[request.cmd] ?? defaults[request.cmd];
     if (!handler) {
       send({ type: 'failed', id: request.id, message: `unknown command ${String(request.cmd)}` });
       return;

@@ -1,8 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { failureKind, type FailureKind } from './clients.ts';
+
+export interface LoadFailure {
+  kind: FailureKind;
+  message: string;
+}
 
 export interface LoadResult<T> {
   samples: T[];
-  errors: string[];
+  errors: LoadFailure[];
   wallMs: number;
 }
 
@@ -21,7 +27,7 @@ export async function runLoad<T>(
   spreadMs = 0,
 ): Promise<LoadResult<T>> {
   const samples: T[] = [];
-  const errors: string[] = [];
+  const errors: LoadFailure[] = [];
   let next = 0;
   const client = async (_: unknown, clientIndex: number) => {
     if (spreadMs > 0) await sleep((clientIndex * spreadMs) / concurrency);
@@ -30,7 +36,10 @@ export async function runLoad<T>(
       try {
         samples.push(await task(index));
       } catch (error) {
-        errors.push(error instanceof Error ? error.message : String(error));
+        errors.push({
+          kind: failureKind(error),
+          message: error instanceof Error ? error.message : String(error),
+        });
       }
     }
   };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 
 /**
@@ -21,3 +21,47 @@ export function machineBusyMs(): number | undefined {
 }
 
 export const cpuCount = os.availableParallelism();
+
+/**
+ * Connections the kernel dropped because a listening socket's accept queue was full (TcpExt
+ * ListenDrops of /proc/net/netstat, which includes ListenOverflows), in this network namespace
+ * (every process of the machine here); undefined where unreadable. A client whose connection was
+ * dropped retries after a second: at c=1,000 this tells a full backlog from a slow service.
+ */
+export function listenDrops(): number | undefined {
+  let netstat: string;
+  try {
+    netstat = readFileSync('/proc/net/netstat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = netstat.split('\n');
+  for (let index = 0; index + 1 < lines.length; index += 2) {
+    const names = (lines[index] ?? '').trim().split(/\s+/);
+    if (names[0] !== 'TcpExt:') continue;
+    const values = (lines[index + 1] ?? '').trim().split(/\s+/);
+    const at = names.indexOf('ListenDrops');
+    return at === -1 ? undefined : Number(values[at]);
+  }
+  return undefined;
+}
+
+/** The soft limit on open files of a process (its `ulimit -n`), from /proc; undefined where unreadable. */
+export function openFilesLimit(pid: number | 'self' = 'self'): number | undefined {
+  try {
+    const match = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'));
+    if (!match) return undefined;
+    return match[1] === 'unlimited' ? Infinity : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** File descriptors a process holds open (sockets included); undefined where /proc/PID/fd is unreadable. */
+export function openFiles(pid: number | 'self' = 'self'): number | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return undefined;
+  }
+}

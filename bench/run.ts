@@ -1,18 +1,23 @@
 /**
  * `npm run bench`: the service versus the fake provider called directly, side by
- * side, at concurrency 1, 10 and 100. Three processes: this load generator, the
- * service (bench/service-process.ts, on a fresh SQLite file) and the fake
- * provider (bench/fake-provider-process.ts). See `--help`.
+ * side, at concurrency 1, 10, 100 and 1,000, then 10,000 idle SSE subscribers on
+ * one service process. Three processes: this load generator, the service
+ * (bench/service-process.ts, on a fresh SQLite file) and the fake provider
+ * (bench/fake-provider-process.ts). See `--help`.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { agentSockets } from './clients.ts';
 import { checkDurability } from './durability.ts';
+import { measureIdleSubscribers } from './idle-subscribers.ts';
 import type { ChildUsage } from './ipc.ts';
 import { runLoad } from './load.ts';
+import { openFilesLimit } from './machine.ts';
 import { Bench, levelResult } from './measure.ts';
 import { summarizeProfile, threadProfiles, type Window } from './profile-summary.ts';
+import { idleTable, type IdleResult } from './idle-report.ts';
 import {
   evaluateTargets,
   levelName,
@@ -27,23 +32,33 @@ import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
 import { measureToolRoundTrip } from './tool-round-trip.ts';
 import { runScaleBenchmark } from './scale.ts';
 
-const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100] [--json] [--profile] [--scale]
-  --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100)
-  --levels L     comma-separated concurrency levels (default 1,10,100,100s); a trailing s spreads the
-                 clients' first starts over one run's duration (steady state) instead of starting
-                 them together (waves of c simultaneous runs, every run taking the same time)
+const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--scale]
+  --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100,
+                 3000 at c=1000, else 300; never fewer than the level's concurrency)
+  --levels L     comma-separated concurrency levels (default 1,10,100,100s,1000; "none": no levels); a
+                 trailing s spreads the clients' first starts over one run's duration (steady state)
+                 instead of starting them together (waves of c simultaneous runs, every run taking the
+                 same time)
+  --idle N       idle SSE subscribers on a fresh service process (default 10000; 0 skips it)
+  --idle-runs N  runs held at the provider that the idle subscribers are spread over (default 10)
+  --heartbeat-ms N   the idle service's SSE heartbeat interval (default 15000, the service's default)
+  --idle-ticks N     heartbeat intervals in the idle CPU window (default 3)
   --json         print one JSON document on stdout instead of tables (progress goes to stderr)
   --profile      run the service under --cpu-prof and summarize the measured windows (event loop thread)
   --model-threads N  the service's AGENT_RUNS_MODEL_THREADS (default: its own default, cores - 1 up to 4)
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
-const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500 };
+const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500, 1000: 3000 };
 const IDLE_WINDOW_MS = 3000;
 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string' },
-    levels: { type: 'string', default: '1,10,100,100s' },
+    levels: { type: 'string', default: '1,10,100,100s,1000' },
+    idle: { type: 'string', default: '10000' },
+    'idle-runs': { type: 'string', default: '10' },
+    'heartbeat-ms': { type: 'string', default: '15000' },
+    'idle-ticks': { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'model-threads': { type: 'string' },
@@ -62,36 +77,62 @@ if (args.scale) {
   console.log(`\n${table}\n`);
   process.exit(0);
 }
-const rounds = args.rounds === undefined ? undefined : Number(args.rounds);
-const modelThreads = args['model-threads'] === undefined ? undefined : Number(args['model-threads']);
-const parsedLevels = args.levels.split(',').map(parseLevel);
+const wholeNumber = (text: string | undefined, min: number) =>
+  text === undefined ? undefined : Number.isInteger(Number(text)) && Number(text) >= min ? Number(text) : NaN;
+const rounds = wholeNumber(args.rounds, 1);
+const modelThreads = wholeNumber(args['model-threads'], 0);
+const idleSubscribers = wholeNumber(args.idle, 0) as number;
+const idleRuns = wholeNumber(args['idle-runs'], 1) as number;
+const heartbeatMs = wholeNumber(args['heartbeat-ms'], 1000) as number;
+const idleTicks = wholeNumber(args['idle-ticks'], 1) as number;
+const parsedLevels = args.levels === 'none' ? [] : args.levels.split(',').map(parseLevel);
 if (
-  (rounds !== undefined && !(Number.isInteger(rounds) && rounds > 0)) ||
-  parsedLevels.some((level) => level === undefined) ||
-  (modelThreads !== undefined && !(Number.isInteger(modelThreads) && modelThreads >= 0))
+  [rounds, modelThreads, idleSubscribers, idleRuns, heartbeatMs, idleTicks].some((value) =>
+    Number.isNaN(value),
+  ) ||
+  parsedLevels.some((level) => level === undefined)
 ) {
   console.error(USAGE);
   process.exit(2);
 }
 const levels = parsedLevels as LoadLevel[];
+const maxConcurrency = Math.max(0, ...levels.map((level) => level.concurrency));
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const out = (text: string) => {
   if (!args.json) process.stdout.write(`${text}\n`);
 };
 
+// Sockets: at c the load generator holds c connections to the service and c to the fake, the service
+// c from clients and c to the fake; files, pipes and the database come on top.
+const filesNeeded = 2 * maxConcurrency + 512;
+const ourLimit = openFilesLimit('self');
+if (ourLimit !== undefined && ourLimit < filesNeeded) {
+  console.error(
+    `bench: open files are limited to ${ourLimit} (ulimit -n); c=${maxConcurrency} needs about ${filesNeeded}. Raise it (ulimit -n ${filesNeeded}) or lower --levels.`,
+  );
+  process.exit(2);
+}
+
+const startedAt = performance.now();
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
 const processes = await startBenchProcesses({
   ...(profileDir && { profileDir }),
   ...(modelThreads !== undefined && { modelThreads }),
+  // Every run of the largest level at once, and the runs still finishing when their clients start the next.
+  workerConcurrency: Math.min(10_000, Math.max(256, 2 * maxConcurrency)),
 });
 try {
   const { fake, service, target, scenario } = processes;
   log(scenario);
-  log(`service pid ${service.pid} at ${service.url}; fake provider pid ${fake.pid} at ${fake.url}`);
+  log(
+    `service pid ${service.pid} at ${service.url}; fake provider pid ${fake.pid} at ${fake.url}; ` +
+      `open files allowed: load generator ${ourLimit ?? 'unknown'}, service ${openFilesLimit(service.pid) ?? 'unknown'}, fake ${openFilesLimit(fake.pid) ?? 'unknown'}`,
+  );
   const bench = new Bench(fake, service, target);
 
   log('warming up: 20 runs on each side at concurrency 5');
+  bench.group('warm-up');
   await runLoad(5, 20, bench.run('direct'));
   await runLoad(5, 20, bench.run('service'));
 
@@ -100,6 +141,7 @@ try {
   for (const load of levels) {
     const { concurrency } = load;
     const total = Math.max(rounds ?? DEFAULT_ROUNDS[concurrency] ?? 300, concurrency);
+    bench.group(levelName(load));
     await fake.call('reset');
     log(`${levelName(load)}: ${total} runs direct…`);
     const direct = await bench.measure('direct', load, total, processes.runDurationMs);
@@ -109,6 +151,7 @@ try {
     const level = levelResult(load, direct, viaService);
     results.push(level);
     out(`\n${levelTable(level)}`);
+    log(`load generator sockets open: ${agentSockets()}`);
   }
 
   // Whether the service burns CPU with nothing to do (timers, pollers): that would be charged to every run.
@@ -122,9 +165,37 @@ try {
 
   log('stopping the service and checking the event log');
   await processes.stopService();
-  const durability = checkDurability(processes.databasePath, bench.serviceRunsStarted, bench.framesSeen);
-  const checks = evaluateTargets(results, durability);
-  const table = markdown(results, checks, scenario);
+  const durability = checkDurability(
+    processes.databasePath,
+    bench.serviceRunsStarted,
+    bench.framesSeen,
+    bench.groups,
+  );
+  for (const level of results) {
+    const group = durability.groups.find((entry) => entry.label === levelName(level));
+    if (group) level.durability = group;
+  }
+
+  let idle: IdleResult | undefined;
+  let idleError: string | undefined;
+  if (idleSubscribers > 0) {
+    try {
+      idle = await measureIdleSubscribers(processes, {
+        subscribers: idleSubscribers,
+        runs: idleRuns,
+        heartbeatMs,
+        ticks: idleTicks,
+        log,
+      });
+      out(`\n${idleTable(idle)}`);
+    } catch (error) {
+      idleError = error instanceof Error ? error.message : String(error);
+      log(`idle subscribers: not measured: ${idleError}`);
+    }
+  }
+
+  const checks = evaluateTargets(results, durability, idle ?? idleError);
+  const table = markdown(results, checks, scenario, idle);
 
   let profileFiles: string[] | undefined;
   let profileText: string | undefined;
@@ -145,6 +216,8 @@ try {
     `\ntool-result round trip (POST → next model request at the provider), ${toolRoundTrip.rounds} rounds: ` +
       `median ${toolRoundTrip.medianMs.toFixed(2)} ms, p99 ${toolRoundTrip.p99Ms.toFixed(2)} ms (target: median < 5 ms)`,
   );
+  const minutes = (performance.now() - startedAt) / 60_000;
+  log(`done in ${minutes.toFixed(1)} minutes`);
 
   if (args.json) {
     const document = {
@@ -153,8 +226,10 @@ try {
       levels: results,
       idleCpuMsPerSec,
       durability,
+      idleSubscribers: idle ?? (idleError === undefined ? undefined : { error: idleError }),
       targets: checks,
       markdown: table,
+      minutes,
     };
     process.stdout.write(`${JSON.stringify({ ...document, profiles: profileFiles }, null, 2)}\n`);
     if (profileText) process.stderr.write(`${profileText}\n`);

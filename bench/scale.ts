@@ -11,7 +11,8 @@ import { createServer, type Server } from 'node:net';
 import { startCluster, type Cluster } from '../test/scale/cluster.ts';
 import { openSse } from '../test/support/sse-client.ts';
 import { startChild } from './children.ts';
-import { provisionWorkspace, type ServiceTarget } from './clients.ts';
+import type { ServiceTarget } from './clients.ts';
+import { provisionWorkspace } from './provision.ts';
 import { summarize } from './stats.ts';
 
 interface WaveResult {

@@ -2,7 +2,9 @@
  * The service under test, alone in its own process so its CPU and memory are
  * measured apart from the load generator and the fake provider. Configured by
  * the environment like `agent-runs serve` (the parent sets DATABASE_URL,
- * AGENT_RUNS_ADMIN_TOKEN, AGENT_RUNS_SECRET, LOG_LEVEL, AGENT_RUNS_WORKER_CONCURRENCY).
+ * AGENT_RUNS_ADMIN_TOKEN, AGENT_RUNS_SECRET, LOG_LEVEL, AGENT_RUNS_WORKER_CONCURRENCY),
+ * plus BENCH_HEARTBEAT_MS: the SSE heartbeat interval (EngineOptions.heartbeatMs; the
+ * service's own default, 15 s, when unset).
  */
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.ts';
@@ -10,8 +12,15 @@ import { createLogger } from '../src/logger.ts';
 import { createService } from '../src/main.ts';
 import { serveParent } from './ipc.ts';
 
+const heartbeatMs =
+  process.env.BENCH_HEARTBEAT_MS === undefined ? undefined : Number(process.env.BENCH_HEARTBEAT_MS);
 const config = loadConfig();
-const service = await createService(config, { logger: createLogger(config.logLevel), dev: false });
+const service = await createService(config, {
+  logger: createLogger(config.logLevel),
+  dev: false,
+  ...(heartbeatMs !== undefined && { engine: { heartbeatMs } }),
+});
+// Listens like `agent-runs serve` (Node's default backlog): the bench measures what production gets.
 await service.app.listen({ port: config.port, host: config.host });
 const { port } = service.app.server.address() as AddressInfo;
 

@@ -3,30 +3,58 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startChild, type BenchChild } from './children.ts';
-import { provisionWorkspace, type ServiceTarget } from './clients.ts';
+import type { ServiceTarget } from './clients.ts';
+import { provisionWorkspace } from './provision.ts';
 import { cpuCount } from './machine.ts';
 
-export interface BenchProcesses {
-  fake: BenchChild;
+/** A service process on its own fresh SQLite file, with the bench workspace provisioned. */
+export interface ServiceUnderTest {
   service: BenchChild;
   target: ServiceTarget;
   databasePath: string;
+  /** Stops the service cleanly (its stop flushes the event log); idempotent. */
+  stop(): Promise<void>;
+  /** Stops it and deletes its temporary database. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Run the service under `--cpu-prof`, writing its profile there on stop (one file per thread). */
+  profileDir?: string;
+  /** The service's AGENT_RUNS_MODEL_THREADS (default: the service's own default). */
+  modelThreads?: number;
+  /** The service's AGENT_RUNS_WORKER_CONCURRENCY (default 256, the service's own default). */
+  workerConcurrency?: number;
+  /** The SSE heartbeat interval (default: the service's own, 15 s). */
+  heartbeatMs?: number;
+  /** Start the service with --expose-gc, so that the bench can ask for a full collection before a memory reading. */
+  exposeGc?: boolean;
+  /** Also register the fake's holding endpoint as provider `hold` (model `hold/held`). */
+  holdProvider?: boolean;
+}
+
+export interface BenchProcesses extends ServiceUnderTest {
+  fake: BenchChild;
   /** One line describing the provider script and the machine. */
   scenario: string;
   /** How long one run takes at the fake provider: its first-chunk delay plus its chunks. */
   runDurationMs: number;
-  /** Stops the service cleanly (its stop flushes the event log); idempotent. */
+  /** Stops the service cleanly; idempotent. */
   stopService(): Promise<void>;
-  /** Stops whatever still runs and deletes the temporary database. */
+  /** Another service process beside the first, on its own database, against the same fake provider. */
+  startService(options: ServiceOptions): Promise<ServiceUnderTest>;
+  /** Stops whatever still runs and deletes the temporary databases. */
   close(): Promise<void>;
 }
 
 /** The service's environment: only what the bench sets, none of the caller's service settings. */
-function serviceEnv(databasePath: string, adminToken: string, modelThreads?: number): NodeJS.ProcessEnv {
+function serviceEnv(databasePath: string, adminToken: string, options: ServiceOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (
-      /^(AGENT_RUNS_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$|OPENAI_|ANTHROPIC_|GOOGLE_)/.test(name)
+      /^(AGENT_RUNS_|BENCH_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$|OPENAI_|ANTHROPIC_|GOOGLE_)/.test(
+        name,
+      )
     )
       continue;
     env[name] = value;
@@ -38,52 +66,81 @@ function serviceEnv(databasePath: string, adminToken: string, modelThreads?: num
     DATABASE_URL: `sqlite:${databasePath}`,
     AGENT_RUNS_ADMIN_TOKEN: adminToken,
     AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-    AGENT_RUNS_WORKER_CONCURRENCY: '256',
-    ...(modelThreads !== undefined && { AGENT_RUNS_MODEL_THREADS: String(modelThreads) }),
+    AGENT_RUNS_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 256),
+    ...(options.modelThreads !== undefined && { AGENT_RUNS_MODEL_THREADS: String(options.modelThreads) }),
+    ...(options.heartbeatMs !== undefined && { BENCH_HEARTBEAT_MS: String(options.heartbeatMs) }),
     LOG_LEVEL: 'silent',
   };
+}
+
+async function startServiceUnderTest(fake: BenchChild, options: ServiceOptions): Promise<ServiceUnderTest> {
+  const workDir = mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-'));
+  const databasePath = join(workDir, 'bench.db');
+  const adminToken = randomBytes(24).toString('base64url');
+  let service: BenchChild | undefined;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped || !service) return;
+    stopped = true;
+    await service.stop();
+  };
+  const close = async () => {
+    await stop().catch(() => {});
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    service = await startChild('./service-process.ts', {
+      env: serviceEnv(databasePath, adminToken, options),
+      execArgv: [
+        ...(options.profileDir
+          ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--cpu-prof-interval=250']
+          : []),
+        ...(options.exposeGc ? ['--expose-gc'] : []),
+      ],
+    });
+    const holdUrl = options.holdProvider ? (fake.info.holdUrl as string) : undefined;
+    const target = await provisionWorkspace(service.url, adminToken, fake.url, holdUrl);
+    return { service, target, databasePath, stop, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /**
  * The fake provider and the service, each in its own process, the service on a
  * fresh SQLite file with one workspace whose default model is the fake.
- * `profileDir`: run the service under `--cpu-prof`, writing its profile there on stop (one file per thread).
- * `modelThreads`: the service's AGENT_RUNS_MODEL_THREADS (default: the service's own default).
  */
-export async function startBenchProcesses(
-  options: { profileDir?: string; modelThreads?: number } = {},
-): Promise<BenchProcesses> {
-  const workDir = mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-'));
-  const databasePath = join(workDir, 'bench.db');
-  const adminToken = randomBytes(24).toString('base64url');
+export async function startBenchProcesses(options: ServiceOptions = {}): Promise<BenchProcesses> {
   let fake: BenchChild | undefined;
-  let service: BenchChild | undefined;
-  let serviceStopped = false;
-  const stopService = async () => {
-    if (serviceStopped || !service) return;
-    serviceStopped = true;
-    await service.stop();
-  };
+  const services: ServiceUnderTest[] = [];
   const close = async () => {
-    await stopService().catch(() => {});
+    for (const service of services) await service.close().catch(() => {});
     await fake?.stop().catch(() => {});
-    rmSync(workDir, { recursive: true, force: true });
   };
   try {
     fake = await startChild('./fake-provider-process.ts');
-    service = await startChild('./service-process.ts', {
-      env: serviceEnv(databasePath, adminToken, options.modelThreads),
-      execArgv: options.profileDir
-        ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--cpu-prof-interval=250']
-        : [],
-    });
-    const target = await provisionWorkspace(service.url, adminToken, fake.url);
+    const fakeChild = fake;
+    const main = await startServiceUnderTest(fakeChild, options);
+    services.push(main);
     const info = fake.info as { firstChunkDelayMs: number; chunkIntervalMs: number; textChunks: number };
     const scenario =
       `fake OpenAI Chat provider in its own process, first chunk after ${info.firstChunkDelayMs} ms then ${info.textChunks} text chunks ${info.chunkIntervalMs} ms apart; ` +
       `service (SQLite, WAL) and load generator in separate processes; ${cpuCount} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), Node ${process.version}`;
     const runDurationMs = info.firstChunkDelayMs + info.textChunks * info.chunkIntervalMs;
-    return { fake, service, target, databasePath, scenario, runDurationMs, stopService, close };
+    return {
+      ...main,
+      fake,
+      scenario,
+      runDurationMs,
+      stopService: main.stop,
+      startService: async (serviceOptions) => {
+        const started = await startServiceUnderTest(fakeChild, serviceOptions);
+        services.push(started);
+        return started;
+      },
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
