@@ -215,7 +215,7 @@ async function measurePhase(
     position,
     calls: result.samples.length,
     errors: result.errors.length,
-    ...(result.errors[0] !== undefined && { firstError: result.errors[0] }),
+    ...(result.errors[0] !== undefined && { firstError: result.errors[0].message }),
     cpuMsPerCall: (cpu.user + cpu.system) / n,
     userMsPerCall: cpu.user / n,
     systemMsPerCall: cpu.system / n,
