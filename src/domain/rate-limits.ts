@@ -12,7 +12,10 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitBucket, number>> = {
   transport: 6000,
 };
 
-/** The bucket's maximum for a workspace: operators may override the three metered maxima per workspace. */
+/**
+ * The bucket's maximum for a workspace: operators may override the three metered maxima per workspace,
+ * and the transport limit too (a client streaming many runs through one key opens many streams).
+ */
 export function rateLimitFor(bucket: RateLimitBucket, overrides: WorkspaceRateLimits): number {
   switch (bucket) {
     case 'run_start':
@@ -22,6 +25,6 @@ export function rateLimitFor(bucket: RateLimitBucket, overrides: WorkspaceRateLi
     case 'other_mutations':
       return overrides.otherMutations ?? DEFAULT_RATE_LIMITS.other_mutations;
     case 'transport':
-      return DEFAULT_RATE_LIMITS.transport;
+      return overrides.transport ?? DEFAULT_RATE_LIMITS.transport;
   }
 }

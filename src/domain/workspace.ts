@@ -8,6 +8,8 @@ export interface WorkspaceRateLimits {
   runStart?: number;
   lifecycle?: number;
   otherMutations?: number;
+  /** Reads, status checks, SSE opens and reconnects (a separate, high limit). */
+  transport?: number;
 }
 
 /** Runs of a workspace executing at once across all workers, unless the operator sets another number. */

@@ -108,6 +108,32 @@ describe('rate limits per workspace and credential', () => {
     }
   });
 
+  it('an operator may set the transport limit of a workspace: reads report it and are refused past it', async () => {
+    const streaming = await createWorkspaceWithKey(server, 'streaming', { rateLimits: { transport: 2 } });
+    const models = () => server.request('GET', `${streaming.ws}/models`, { headers: bearer(streaming.key) });
+    const first = await models();
+    assert.equal(first.headers.get('x-ratelimit-bucket'), 'transport');
+    assert.equal(first.headers.get('x-ratelimit-limit'), '2');
+    assert.equal((await models()).status, 200);
+    const third = await models();
+    assert.equal(third.status, 429);
+    assert.equal(third.body.error, 'rate_limit_exceeded');
+    const raised = await server.admin('PATCH', '/workspaces/streaming', {
+      rateLimits: { transport: 50_000 },
+    });
+    assert.equal(raised.status, 200);
+    assert.equal((await models()).headers.get('x-ratelimit-limit'), '50000');
+  });
+
+  it('a transport limit outside 1..1,000,000 per minute is refused with 400 invalid_request', async () => {
+    const refused = await server.admin('POST', '/workspaces', {
+      slug: 'too-many',
+      rateLimits: { transport: 0 },
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error, 'invalid_request');
+  });
+
   it('an operator changing a limit keeps the count of the current window', async () => {
     const changing = await createWorkspaceWithKey(server, 'changing', { rateLimits: { otherMutations: 3 } });
     const createSession = () =>

@@ -12,6 +12,7 @@ const rateLimitsSchema = z.strictObject({
   runStart: perMinute.optional(),
   lifecycle: perMinute.optional(),
   otherMutations: perMinute.optional(),
+  transport: perMinute.optional(),
 });
 const featuresSchema = z.strictObject({ apiKeys: z.boolean().optional(), oauthApps: z.boolean().optional() });
 const maxConcurrentRunsSchema = z.number().int('must be a whole number').min(1).max(100_000);
