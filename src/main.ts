@@ -20,16 +20,13 @@ import { SessionService } from './engine/lifecycle/session-service.ts';
 import { RunDispatcher } from './engine/lifecycle/run-dispatcher.ts';
 import { controlPipelineFor } from './engine/controls/run-controls.ts';
 import type { AdmittedRun, ModelPort, RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
-import { BullmqRunQueue } from './infra/bullmq-queue.ts';
-import { RedisRunEventBus, RedisRunSignals } from './infra/redis-bus.ts';
-import { RedisChannels } from './infra/redis-channels.ts';
+import type { RedisChannels } from './infra/redis-channels.ts';
 import { FlexibleRateCounters } from './infra/rate-limit-counters.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from './domain/rate-limits.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
 import { runToolCatalog } from './tools/run-tools.ts';
-import { inThreadModelPort } from './providers/model-port.ts';
 import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -70,7 +67,7 @@ interface Transport {
 }
 
 /** Embedded: an in-process queue and bus. Scale-out: BullMQ for runs, Redis pub/sub for events and signals. */
-function createTransport(config: Config): Transport {
+async function createTransport(config: Config): Promise<Transport> {
   if (!config.redisUrl) {
     return {
       bus: new InProcessRunEventBus(),
@@ -80,20 +77,14 @@ function createTransport(config: Config): Transport {
       requeueLost: undefined,
     };
   }
-  const redis = new RedisChannels(config.redisUrl);
-  const queue = new BullmqRunQueue({
+  const { createScaleOutTransport } = await import('./infra/scale-out-transport.ts');
+  const { bus, signals, queue, redis } = createScaleOutTransport({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
     concurrency: config.workerConcurrency,
     leaseMs: config.leaseMs,
   });
-  return {
-    bus: new RedisRunEventBus(redis, config.redisPrefix),
-    signals: new RedisRunSignals(redis, config.redisPrefix),
-    queue,
-    redis,
-    requeueLost: (runs) => queue.requeueLost(runs),
-  };
+  return { bus, signals, queue, redis, requeueLost: (runs) => queue.requeueLost(runs) };
 }
 
 export interface Service {
@@ -158,7 +149,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
 
     const shutdown = new AbortController();
-    const { bus, signals, queue, redis, requeueLost } = createTransport(config);
+    const { bus, signals, queue, redis, requeueLost } = await createTransport(config);
     let sweeper: LostRunSweeper | undefined;
     const writer = new EventLogWriter(repos.runEvents, bus);
     const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger: options.logger });
@@ -185,7 +176,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         if (options.startModelThreads) pool.start();
         models = pool;
       } else {
-        models = inThreadModelPort;
+        // Imported here: with model threads the provider packages load on the threads only.
+        models = (await import('./providers/model-port.ts')).inThreadModelPort;
       }
       const executor = new RunExecutor({
         shutdown: shutdown.signal,

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type PostgreSQL from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { migrationProvider } from './migrations/index.ts';
@@ -84,7 +84,9 @@ function openPostgres(
   schema: string | undefined,
   onIdleConnectionError: (error: Error) => void,
 ): Kysely<Database> {
-  const pool = new pg.Pool({
+  // Loaded on first use: an embedded (SQLite) service never pays for the PostgreSQL client.
+  const { Pool } = require('pg') as typeof PostgreSQL;
+  const pool = new Pool({
     connectionString: url,
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
