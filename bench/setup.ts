@@ -6,6 +6,7 @@ import { startChild, type BenchChild } from './children.ts';
 import type { ServiceTarget } from './clients.ts';
 import { provisionWorkspace } from './provision.ts';
 import { cpuCount } from './machine.ts';
+import serviceNodeFlags from '../bin/service-node-flags.json' with { type: 'json' };
 
 /** A service process on its own fresh SQLite file, with the bench workspace provisioned. */
 export interface ServiceUnderTest {
@@ -96,6 +97,8 @@ async function startServiceUnderTest(fake: BenchChild, options: ServiceOptions):
           ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--cpu-prof-interval=250']
           : []),
         ...(options.exposeGc ? ['--expose-gc'] : []),
+        // As `agent-runs serve` runs (bin/agent-runs.js).
+        ...serviceNodeFlags,
       ],
     });
     const holdUrl = options.holdProvider ? (fake.info.holdUrl as string) : undefined;

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { childEnv, MAIN, REPO, runCli } from '../support/cli.ts';
+import { BIN, childEnv, MAIN, REPO, runCli } from '../support/cli.ts';
 import { eventually, WAIT_CAP_MS, withCap } from '../support/waits.ts';
 
 const LISTENING = /^listening on (http:\/\/\S+)$/m;
@@ -28,8 +28,13 @@ class ServiceProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   #waiters: Array<() => void> = [];
 
-  constructor(args: readonly string[], env: Record<string, string>, nodeArgs: readonly string[] = []) {
-    this.child = spawn(process.execPath, [...nodeArgs, MAIN, ...args], {
+  constructor(
+    args: readonly string[],
+    env: Record<string, string>,
+    nodeArgs: readonly string[] = [],
+    entry = MAIN,
+  ) {
+    this.child = spawn(process.execPath, [...nodeArgs, entry, ...args], {
       cwd: REPO,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,8 +138,13 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
 describe('agent-runs dev / serve / migrate as processes', () => {
   let dir: string;
   const started: ServiceProcess[] = [];
-  const start = (args: readonly string[], env: Record<string, string>, nodeArgs: readonly string[] = []) => {
-    const service = new ServiceProcess(args, env, nodeArgs);
+  const start = (
+    args: readonly string[],
+    env: Record<string, string>,
+    nodeArgs: readonly string[] = [],
+    entry = MAIN,
+  ) => {
+    const service = new ServiceProcess(args, env, nodeArgs, entry);
     started.push(service);
     return service;
   };
@@ -378,6 +388,43 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.doesNotMatch(serve.stdout, /dev mode/);
       const stop = await serve.stop('SIGTERM');
       assert.equal(stop.code, 0, serve.stderr);
+    });
+  });
+
+  describe('serve through bin/agent-runs.js', () => {
+    const serveEnv = (name: string, extra: Record<string, string> = {}) => ({
+      DATABASE_URL: `sqlite:${join(dir, name, 'agent-runs.db')}`,
+      PORT: '0',
+      AGENT_RUNS_ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+      ...extra,
+    });
+    /** The command line the kernel reports for a process (Linux). */
+    const commandLineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+    it('runs in the process it was started as (same pid, SIGTERM stops it) under the service V8 flags', async () => {
+      const serve = start(['serve'], serveEnv('bin-serve'), [], BIN);
+      const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
+      const commandLine = commandLineOf(serve.child.pid ?? 0);
+      assert.ok(commandLine.includes('--max-semi-space-size=4'), commandLine.join(' '));
+      assert.ok(commandLine.includes(MAIN), commandLine.join(' '));
+      const stop = await serve.stop('SIGTERM');
+      assert.equal(stop.code, 0, serve.stderr);
+    });
+
+    it("an operator's own value of the flag in NODE_OPTIONS wins: the bin adds none", async () => {
+      const serve = start(
+        ['serve'],
+        serveEnv('bin-serve-own', { NODE_OPTIONS: '--max-semi-space-size=8' }),
+        [],
+        BIN,
+      );
+      await serve.waitFor(LISTENING);
+      const commandLine = commandLineOf(serve.child.pid ?? 0);
+      assert.ok(!commandLine.some((arg) => arg.startsWith('--max-semi-space-size')), commandLine.join(' '));
+      assert.ok(commandLine.includes(BIN), 'not re-executed');
+      assert.equal((await serve.stop('SIGTERM')).code, 0, serve.stderr);
     });
   });
 
