@@ -173,20 +173,8 @@ export interface ServiceTarget {
   baseUrl: string;
   /** e.g. /api/v1/workspaces/bench */
   ws: string;
-  /** The first of `apiKeys`. */
+  /** The workspace's API key (its `transport` limit is raised for the bench, see provision.ts). */
   apiKey: string;
-  /**
-   * Several keys of the workspace, used in turn: the service meters stream opens and other reads
-   * per (workspace, key) in its `transport` bucket, 6,000 a minute, which the admin API cannot
-   * raise; the bench opens more than that at c=1,000 and for the idle subscribers.
-   */
-  apiKeys: string[];
-}
-
-let nextKey = 0;
-/** The next key of the target's pool, in turn. */
-export function keyOf(target: ServiceTarget): string {
-  return target.apiKeys[nextKey++ % target.apiKeys.length] ?? target.apiKey;
 }
 
 /** What the bench records of one service run, as it goes: for the event-log check after the service stops. */
@@ -201,7 +189,7 @@ export interface RunRecord {
 /** POST a run, then read its SSE stream: time from the POST's start to the first `assistant_delta` and the terminal frame. */
 export async function serviceRun(target: ServiceTarget, record: RunRecord): Promise<RunSample> {
   const marker = nextMarker();
-  const auth = `Bearer ${keyOf(target)}`;
+  const auth = `Bearer ${target.apiKey}`;
   const startWall = wallNow();
   const start = performance.now();
   const created = await send(

@@ -18,7 +18,7 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import type { BenchChild } from './children.ts';
-import { keyOf, readText, RunFailure, send, type ServiceTarget } from './clients.ts';
+import { readText, RunFailure, send, type ServiceTarget } from './clients.ts';
 import type { ChildUsage } from './ipc.ts';
 import { cpuCount, machineBusyMs, openFiles, openFilesLimit } from './machine.ts';
 import type { IdleResult } from './idle-report.ts';
@@ -111,7 +111,7 @@ function subscribe(
   subscriber: Subscriber,
   agent: http.Agent,
 ): Promise<void> {
-  const auth = `Bearer ${keyOf(target)}`;
+  const auth = `Bearer ${target.apiKey}`;
   return new Promise<void>((resolveConnected, rejectConnected) => {
     const timer = setTimeout(() => {
       rejectConnected(new RunFailure('transport', `no event within ${CONNECT_CAP_MS} ms`));

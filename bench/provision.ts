@@ -13,12 +13,9 @@ async function admin(baseUrl: string, token: string, method: string, path: strin
   return json;
 }
 
-/** API keys the bench workspace gets (see ServiceTarget.apiKeys). */
-const API_KEYS = 16;
-
 /**
  * Through the admin API: a workspace without limits that would shape the load (rate limits at the
- * admin API's maximum, as many concurrent runs as it allows), API keys, and the fake as its default
+ * admin API's maximum, as many concurrent runs as it allows), an API key, and the fake as its default
  * `openai-chat` provider. `holdUrl`: also the holding fake, as provider `hold`, model `held`.
  */
 export async function provisionWorkspace(
@@ -28,21 +25,21 @@ export async function provisionWorkspace(
   holdUrl?: string,
 ): Promise<ServiceTarget> {
   const slug = 'bench';
-  // Far above the spec's per-minute defaults: the benchmark starts thousands of runs a minute.
-  const unlimited = { runStart: 1_000_000, lifecycle: 1_000_000, otherMutations: 1_000_000 };
+  // Far above the spec's per-minute defaults: the benchmark starts thousands of runs a minute and
+  // opens more than 10,000 streams with one key.
+  const unlimited = {
+    runStart: 1_000_000,
+    lifecycle: 1_000_000,
+    otherMutations: 1_000_000,
+    transport: 1_000_000,
+  };
   await admin(baseUrl, adminToken, 'POST', '/workspaces', {
     slug,
     name: 'Benchmark',
     rateLimits: unlimited,
     maxConcurrentRuns: 100_000,
   });
-  const apiKeys: string[] = [];
-  for (let index = 0; index < API_KEYS; index++) {
-    const key = await admin(baseUrl, adminToken, 'POST', `/workspaces/${slug}/api-keys`, {
-      name: `bench-${index}`,
-    });
-    apiKeys.push(key.key as string);
-  }
+  const key = await admin(baseUrl, adminToken, 'POST', `/workspaces/${slug}/api-keys`, { name: 'bench' });
   await admin(baseUrl, adminToken, 'POST', `/workspaces/${slug}/providers`, {
     provider: 'fakeopenai',
     api: 'openai-chat',
@@ -60,5 +57,5 @@ export async function provisionWorkspace(
       models: [{ vendorModelId: 'held', label: 'Held' }],
     });
   }
-  return { baseUrl, ws: `/api/v1/workspaces/${slug}`, apiKey: apiKeys[0] as string, apiKeys };
+  return { baseUrl, ws: `/api/v1/workspaces/${slug}`, apiKey: key.key as string };
 }
