@@ -18,13 +18,13 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import type { BenchChild } from './children.ts';
-import { readText, RunFailure, send, type ServiceTarget } from './clients.ts';
+import { readSse, readText, RunFailure, send, type ServiceTarget } from './clients.ts';
 import type { ChildUsage } from './ipc.ts';
 import { cpuCount, machineBusyMs, openFiles, openFilesLimit } from './machine.ts';
 import type { IdleResult } from './idle-report.ts';
 import type { BenchProcesses } from './setup.ts';
 import { cpuMs, sleep } from './setup.ts';
-import { eventType, SseSplitter } from './sse-reader.ts';
+import { eventType } from './sse-reader.ts';
 
 export interface IdleOptions {
   subscribers: number;
@@ -135,35 +135,26 @@ function subscribe(
       subscriber.response = response;
       if (response.statusCode !== 200)
         throw new RunFailure('transport', `stream ${response.statusCode} ${await readText(response)}`);
-      await new Promise<void>((resolve, reject) => {
-        const splitter = new SseSplitter((block) => {
-          const type = eventType(block);
-          if (type === undefined) {
-            if (block.startsWith(': heartbeat')) subscriber.heartbeats++;
+      await readSse(response, (block) => {
+        const type = eventType(block);
+        if (type === undefined) {
+          if (block.startsWith(': heartbeat')) subscriber.heartbeats++;
+          return;
+        }
+        if (!subscriber.connected) {
+          // The held run's first event; anything else means the run did not hold (it failed or ended).
+          if (type !== 'assistant_delta') {
+            failed(
+              new RunFailure('no-result', `first event was ${type}, not the held run's assistant_delta`),
+            );
             return;
           }
-          if (!subscriber.connected) {
-            // The held run's first event; anything else means the run did not hold (it failed or ended).
-            if (type !== 'assistant_delta') {
-              failed(
-                new RunFailure('no-result', `first event was ${type}, not the held run's assistant_delta`),
-              );
-              return;
-            }
-            subscriber.connected = true;
-            connected();
-          } else {
-            subscriber.laterEvents++;
-          }
-          if (type === 'result') subscriber.result = true;
-        });
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => splitter.push(chunk));
-        response.on('end', resolve);
-        response.on('error', reject);
-        response.on('close', () => {
-          if (!response.complete) reject(new RunFailure('transport', 'stream closed before its end'));
-        });
+          subscriber.connected = true;
+          connected();
+        } else {
+          subscriber.laterEvents++;
+        }
+        if (type === 'result') subscriber.result = true;
       });
     });
     subscriber.ended.then(
