@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { ProviderKeys } from './providers/builtin-offerings.ts';
 import type { StorageConfig } from './storage/database.ts';
@@ -24,6 +25,10 @@ export interface Config {
   /** Scale-out: how long a worker's claim on a run lasts without renewal (a dead worker's runs move on after it). */
   leaseMs: number;
   providerKeys: ProviderKeys;
+  /** CIDR ranges server-side fetches may reach although they are private, loopback or link-local. */
+  fetchAllow: string[];
+  /** Module specifiers of operator plugin modules, loaded at start after the first-party plugins. */
+  plugins: string[];
 }
 
 export class ConfigError extends Error {
@@ -88,6 +93,15 @@ const envSchema = z.object({
       'must be a whole number of milliseconds from 1000 to 600000',
     )
     .default(15_000),
+  AGENT_RUNS_FETCH_ALLOW: z
+    .string()
+    .transform(commaList)
+    .refine(
+      (ranges) => ranges.every((range) => ipaddr.isValidCIDR(range)),
+      'must be a comma-separated list of CIDR ranges, such as 127.0.0.0/8,::1/128',
+    )
+    .optional(),
+  AGENT_RUNS_PLUGINS: z.string().transform(commaList).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OPENAI_API_KEY: nonEmpty.optional(),
   ANTHROPIC_API_KEY: nonEmpty.optional(),
@@ -127,7 +141,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseMs: e.AGENT_RUNS_LEASE_MS,
     redisPrefix: e.AGENT_RUNS_REDIS_PREFIX,
     providerKeys,
+    fetchAllow: e.AGENT_RUNS_FETCH_ALLOW ?? [],
+    plugins: e.AGENT_RUNS_PLUGINS ?? [],
   };
+}
+
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 /** One core stays with the event loop; the model threads take the others, up to four. */

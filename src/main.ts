@@ -26,7 +26,9 @@ import { RATE_LIMIT_WINDOW_SECONDS } from './domain/rate-limits.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bus.ts';
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
-import { runToolCatalog } from './tools/run-tools.ts';
+import { RunToolCatalog } from './tools/run-tools.ts';
+import { createGuardedFetch } from './tools/fetch-guard/guarded-fetch.ts';
+import { createPluginRegistry, loadPluginModules } from './tools/plugins/plugin-registry.ts';
 import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -148,6 +150,14 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const adminToken =
       config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
 
+    const toolCatalog = new RunToolCatalog({
+      workspaceTools: repos.workspaceTools,
+      plugins: createPluginRegistry(await loadPluginModules(config.plugins, process.cwd())),
+      pluginRecords: repos.pluginRecords,
+      fetch: createGuardedFetch({ allow: config.fetchAllow }),
+      logger: options.logger,
+    });
+
     const shutdown = new AbortController();
     const { bus, signals, queue, redis, requeueLost } = await createTransport(config);
     let sweeper: LostRunSweeper | undefined;
@@ -158,7 +168,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       toolCalls: repos.toolCalls,
       agents: repos.agents,
       resolver: catalog,
-      toolCatalog: runToolCatalog,
+      toolCatalog,
       dispatcher,
       signals,
       writer,
@@ -189,9 +199,11 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         writer,
         signals,
         resolver: catalog,
-        toolCatalog: runToolCatalog,
+        toolCatalog,
         models,
         toolCalls: repos.toolCalls,
+        serverCalls: repos.serverCalls,
+        files: repos.files,
         checkpoints: repos.checkpoints,
         sessionHistory: repos.sessions,
         validator: new JsonSchemaValidator(),
@@ -233,7 +245,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
           sessions: repos.sessions,
           agents: repos.agents,
           resolver: catalog,
-          toolCatalog: runToolCatalog,
+          toolCatalog,
           runs: runService,
         }),
         events: repos.runEvents,

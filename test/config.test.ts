@@ -76,6 +76,26 @@ describe('configuration from the environment', () => {
     assert.equal(config.secret, 'short');
   });
 
+  it('AGENT_RUNS_FETCH_ALLOW: a comma-separated list of CIDR ranges (none by default); anything else is refused at start', () => {
+    assert.deepEqual(loadConfig({}).fetchAllow, []);
+    assert.deepEqual(loadConfig({ AGENT_RUNS_FETCH_ALLOW: '127.0.0.0/8, ::1/128,10.0.0.0/8' }).fetchAllow, [
+      '127.0.0.0/8',
+      '::1/128',
+      '10.0.0.0/8',
+    ]);
+    for (const bad of ['127.0.0.1', 'localhost', '10.0.0.0/33']) {
+      assert.throws(() => loadConfig({ AGENT_RUNS_FETCH_ALLOW: bad }), /AGENT_RUNS_FETCH_ALLOW: .*CIDR/, bad);
+    }
+  });
+
+  it('AGENT_RUNS_PLUGINS: operator plugin modules, comma-separated', () => {
+    assert.deepEqual(loadConfig({}).plugins, []);
+    assert.deepEqual(loadConfig({ AGENT_RUNS_PLUGINS: './a.ts, @acme/tools' }).plugins, [
+      './a.ts',
+      '@acme/tools',
+    ]);
+  });
+
   it('an empty variable counts as unset', () => {
     assert.equal(loadConfig({ PORT: '', REDIS_URL: '' }).port, 8080);
   });

@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   run: 'run',
   session: 'ses',
   feedback: 'fb',
+  file: 'file',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

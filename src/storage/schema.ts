@@ -166,6 +166,36 @@ export interface ToolCallsTable {
   answered_at: string | null;
 }
 
+export interface ServerToolCallsTable {
+  run_id: string;
+  tool_use_id: string;
+  name: string;
+  kind: string;
+  outcome: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface StoredFilesTable {
+  storage_key: string;
+  workspace_id: string;
+  run_id: string;
+  filename: string;
+  mime_type: string;
+  size_bytes: number;
+  data: string;
+  created_at: string;
+}
+
+export interface PluginRecordsTable {
+  workspace_id: string;
+  agent_id: string;
+  namespace: string;
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface RunCheckpointsTable {
   run_id: string;
   seq: number;
@@ -220,6 +250,9 @@ export interface Database {
   run_events: RunEventsTable;
   run_feedback: RunFeedbackTable;
   tool_calls: ToolCallsTable;
+  server_tool_calls: ServerToolCallsTable;
+  stored_files: StoredFilesTable;
+  plugin_records: PluginRecordsTable;
   run_checkpoints: RunCheckpointsTable;
   sessions: SessionsTable;
   session_metadata: SessionMetadataTable;

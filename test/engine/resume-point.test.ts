@@ -131,6 +131,28 @@ describe('the resume point of a run taken over', () => {
     assert.ok(!point?.announced.has(eventKey('loop_detected', JSON.stringify(budgetExceeded[1]))));
   });
 
+  it('server calls of the pending round: a tool_call marks its call as started (never executed again); tool_files and tool_result are announcements not sent twice', () => {
+    const result = { toolUseId: 's1', name: 'search', ok: true, summary: 'found' };
+    const files = {
+      name: 'search',
+      files: [{ filename: 'a.png', mimeType: 'image/png', sizeBytes: 3, storageKey: 'k' }],
+    };
+    const point = resumePointOf(
+      CHECKPOINT,
+      logged(
+        assistantMessage,
+        ['tool_call', { toolUseId: 's1', name: 'search', input: {} }],
+        ['tool_call', { toolUseId: 's2', name: 'search', input: {} }],
+        ['tool_files', files],
+        ['tool_result', result],
+      ),
+    );
+    assert.ok(point);
+    assert.deepEqual([...point.published].sort(), ['s1', 's2']);
+    assert.ok(point.announced.has(eventKey('tool_result', JSON.stringify(result))));
+    assert.ok(point.announced.has(eventKey('tool_files', JSON.stringify(files))));
+  });
+
   const notResumable: Array<{
     rule: string;
     checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
@@ -149,14 +171,14 @@ describe('the resume point of a run taken over', () => {
     { rule: 'round events without a checkpoint', checkpoint: undefined, after: logged(assistantMessage) },
     { rule: 'an announcement without a checkpoint', checkpoint: undefined, after: logged(supervisorReview) },
     {
-      rule: 'a server tool call',
+      rule: 'a server tool call after the deltas of a turn',
       checkpoint: CHECKPOINT,
-      after: logged(['tool_call', { toolUseId: 't', name: 'n', input: {} }]),
+      after: logged(delta('a'), ['tool_call', { toolUseId: 't', name: 'n', input: {} }]),
     },
     {
-      rule: 'a server tool result',
-      checkpoint: CHECKPOINT,
-      after: logged(['tool_result', { toolUseId: 't', name: 'n', ok: true, summary: '' }]),
+      rule: 'a server tool call without a checkpoint',
+      checkpoint: undefined,
+      after: logged(['tool_call', { toolUseId: 't', name: 'n', input: {} }]),
     },
     {
       rule: 'a terminal event',

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
+import { startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
 import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
 import { provisionAcme, startCluster, type Cluster, type ServiceProcess } from './cluster.ts';
 
@@ -17,6 +18,7 @@ const text = (frames: SseFrame[]) =>
 describe('scale-out: two API processes and two workers on PostgreSQL and Redis', () => {
   let cluster: Cluster;
   let fake: FakeProviderServer;
+  let tools: HttpToolServer;
   let headers: Record<string, string>;
   const ws = '/api/v1/workspaces/acme';
 
@@ -39,12 +41,20 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
 
   before(async () => {
     fake = await startFakeAnthropic();
-    cluster = await startCluster({ apis: 2, workers: 2, leaseMs: 2000 });
+    tools = await startHttpToolServer();
+    // The HTTP tool server of the exactly-once test is on loopback.
+    cluster = await startCluster({
+      apis: 2,
+      workers: 2,
+      leaseMs: 2000,
+      env: { AGENT_RUNS_FETCH_ALLOW: '127.0.0.0/8' },
+    });
     headers = { authorization: `Bearer ${await provisionAcme(api(0), cluster.adminToken, fake.url)}` };
   });
   after(async () => {
     await cluster?.stop();
     await fake?.close();
+    await tools?.close();
   });
 
   it('a run created on API 1 streams from API 2; its local tool result is posted to API 1; the stream has no gap', async () => {
@@ -99,7 +109,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
    */
   async function runKillingItsWorker(
     body: Record<string, unknown>,
-    killAt: (frame: SseFrame, frames: SseFrame[]) => boolean,
+    killAt: (frame: SseFrame, frames: SseFrame[]) => boolean | Promise<boolean>,
     afterKill: (runId: string, frame: SseFrame) => Promise<void> = async () => {},
   ): Promise<{ streamUrl: string; frames: SseFrame[]; killedAt: number; endedAt: number }> {
     const created = await call(api(0), 'POST', `${ws}/agent-runs`, body);
@@ -111,7 +121,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     let killedAt = 0;
     for await (const frame of stream.frames) {
       frames.push(frame);
-      if (killed || !killAt(frame, frames)) continue;
+      if (killed || !(await killAt(frame, frames))) continue;
       killed = cluster.workers.find((worker) => worker.stdout.includes(runId));
       assert.ok(killed, 'one worker logged that it started the run');
       killedAt = Date.now();
@@ -156,6 +166,43 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
       );
     });
   }
+
+  it('a worker killed with SIGKILL while a slow HTTP tool runs: the takeover never calls it again (the tool server sees exactly one request) and the model gets an interrupted-outcome-unknown result', async () => {
+    fake.reset();
+    tools.route('/slow_transfer', () => {
+      // Holds the request: the worker dies while it runs.
+    });
+    const row = await fetch(`${api(0)}/admin/v1/workspaces/acme/tools`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'transfer', http: { url: tools.url('/slow_transfer') } }),
+    });
+    assert.equal(row.status, 201);
+    const { id } = (await row.json()) as { id: string };
+    fake.enqueue(
+      { toolCalls: [{ id: 'toolu_t', name: 'transfer', input: {} }] },
+      { text: ['The transfer may or may not have happened.'] },
+    );
+    const { frames } = await runKillingItsWorker(
+      { systemPrompt: 's', prompt: 'transfer', tools: [{ kind: 'svc', id }] },
+      async (frame) => {
+        if (frame.data.type !== 'tool_call') return false;
+        await tools.until((requests) => requests.length > 0, 'the call reached the tool server');
+        return true;
+      },
+    );
+    assert.equal(types(frames).at(-1), 'result');
+    assert.equal(tools.requestsTo('/slow_transfer').length, 1, 'the tool server saw exactly one request');
+    const results = frames.filter((frame) => frame.data.type === 'tool_result');
+    assert.equal(results.length, 1);
+    assert.equal(results[0]?.data.data.ok, false);
+    assert.match(results[0]?.data.data.summary, /interrupted/);
+    assert.deepEqual(
+      seqs(frames),
+      frames.map((_, index) => index + 1),
+      'no event lost or repeated',
+    );
+  });
 
   it("a worker killed with SIGKILL mid-run, and the regenerated turn fails before any output: the text the client has is the turn's assistant_message and the error's partialText", async () => {
     fake.reset();

@@ -4,7 +4,7 @@ import type { Session } from '../../src/domain/session.ts';
 import type { RunCredential } from '../../src/engine/lifecycle/agent-access.ts';
 import { SessionService } from '../../src/engine/lifecycle/session-service.ts';
 import { SessionRepository } from '../../src/storage/repositories/session-repository.ts';
-import { runToolCatalog } from '../../src/tools/run-tools.ts';
+import { testToolCatalog } from '../support/tool-catalog.ts';
 import { readAll } from '../support/sse-client.ts';
 import { deferred, type Deferred } from '../support/waits.ts';
 import {
@@ -169,7 +169,7 @@ describe('session races, with one real read paused to force the interleaving', (
       sessions: repository,
       agents: repos.agents,
       resolver: catalog,
-      toolCatalog: runToolCatalog,
+      toolCatalog: testToolCatalog(repos),
       runs: engine.runs,
     });
     const workspace = await repos.workspaces.findBySlug(fixture.slug);
@@ -221,7 +221,7 @@ describe('session races, with one real read paused to force the interleaving', (
       sessions: repository,
       agents: fixture.server.service.resources.repos.agents,
       resolver: fixture.server.service.resources.catalog,
-      toolCatalog: runToolCatalog,
+      toolCatalog: testToolCatalog(fixture.server.service.resources.repos),
       runs: gatedRuns,
     });
     const message = gated.message(credential, sessionId, { prompt: 'in flight' });

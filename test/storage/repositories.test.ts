@@ -401,6 +401,39 @@ for (const engine of ENGINES) {
       assert.equal(await repos.runEvents.lastSeq(run.id), 1);
     });
 
+    it('server calls: a call is recorded before it runs (again is a no-op) and its outcome once, never overwritten', async () => {
+      const workspace = await newWorkspace('server-calls');
+      const run = await newRun(workspace.id);
+      await repos.serverCalls.begin(run.id, [{ toolUseId: 'c1', name: 'search', kind: 'mcp' }]);
+      await repos.serverCalls.begin(run.id, [{ toolUseId: 'c1', name: 'search', kind: 'mcp' }]);
+      assert.deepEqual(await repos.serverCalls.find(run.id, ['c1']), [
+        { toolUseId: 'c1', name: 'search', outcome: null },
+      ]);
+      const outcome = { ok: true, text: 'found', files: [] };
+      await repos.serverCalls.finish(run.id, 'c1', outcome);
+      await repos.serverCalls.finish(run.id, 'c1', { ok: false, text: 'later', files: [] });
+      assert.deepEqual(await repos.serverCalls.find(run.id, ['c1', 'other']), [
+        { toolUseId: 'c1', name: 'search', outcome },
+      ]);
+    });
+
+    it('stored files: bytes come back by storage key, only within their workspace', async () => {
+      const workspace = await newWorkspace('stored-files');
+      const other = await newWorkspace('stored-files-other');
+      const run = await newRun(workspace.id);
+      const data = new Uint8Array([0, 1, 2, 254, 255]);
+      const key = await repos.files.put(workspace.id, run.id, {
+        filename: 'a.bin',
+        mimeType: 'application/octet-stream',
+        data,
+      });
+      assert.match(key, new RegExp(`^files/${run.id}/file_`));
+      const stored = await repos.files.get(workspace.id, key);
+      assert.equal(stored?.filename, 'a.bin');
+      assert.deepEqual([...(stored?.data ?? [])], [...data]);
+      assert.equal(await repos.files.get(other.id, key), undefined);
+    });
+
     it('deleting a workspace removes what belongs to it', async () => {
       const ws = await newWorkspace('doomed');
       await repos.agents.create({

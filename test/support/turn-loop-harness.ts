@@ -32,7 +32,7 @@ import { InProcessRunQueue } from '../../src/infra/in-process-queue.ts';
 import { aiSdkModelPort } from '../../src/providers/ai-sdk-model-turn.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
-import { runToolCatalog } from '../../src/tools/run-tools.ts';
+import { testToolCatalog } from './tool-catalog.ts';
 import { openTestStorage } from './engines.ts';
 import { WAIT_CAP_MS, withCap } from './waits.ts';
 
@@ -172,10 +172,12 @@ export async function openLoopHarness(): Promise<LoopHarness> {
         return model;
       },
     },
-    toolCatalog: runToolCatalog,
+    toolCatalog: testToolCatalog(repos),
     validator: new JsonSchemaValidator(),
     sessionHistory: repos.sessions,
     toolCalls: repos.toolCalls,
+    serverCalls: repos.serverCalls,
+    files: repos.files,
     checkpoints: repos.checkpoints,
   });
   queue.consume((job) => executor.execute(job));

@@ -279,18 +279,22 @@ describe('tool refs: validation at creation (400 invalid_request)', { timeout: 3
     assert.match(await rejected([a2a('peer'), local('peer')]), /peer/);
   });
 
-  it('a server-resolved kind is rejected with a message naming the kind', async () => {
-    const refs = [
-      { kind: 'mcp', name: 'remote', url: 'https://127.0.0.1:9/mcp' },
-      { kind: 'a2a', name: 'remote_peer', agentCardUrl: 'https://127.0.0.1:9/card.json' },
-      { kind: 'svc', id: 'tool_123' },
-      { kind: 'svc_plugin', name: 'plugin_tool' },
-    ];
-    for (const ref of refs) {
-      const message = await rejected([ref]);
-      assert.ok(message.includes(`'${ref.kind}'`) || message.includes(` ${ref.kind} `), message);
-      assert.match(message, /server-resolved|not (available|supported)/);
-    }
+  it('svc_plugin: an unknown plugin name is 400 invalid_request at run creation, naming it', async () => {
+    const message = await rejected([{ kind: 'svc_plugin', name: 'no_such_plugin' }]);
+    assert.match(message, /no_such_plugin/);
+    assert.match(message, /current_time/, 'the message lists the available plugin tools');
+  });
+
+  it('svc: an id that names no workspace tool of the workspace is 400 invalid_request at run creation', async () => {
+    assert.match(await rejected([{ kind: 'svc', id: 'tool_123' }]), /tool_123/);
+  });
+
+  it('a2a and mcp headers: a value over 8 KB is 400 invalid_request', async () => {
+    const big = { authorization: 'x'.repeat(8 * 1024 + 1) };
+    const mcp = { kind: 'mcp', name: 'remote', url: 'https://127.0.0.1:9/mcp', headers: big };
+    const a2a = { kind: 'a2a', name: 'peer', agentCardUrl: 'https://127.0.0.1:9/card.json', headers: big };
+    assert.match(await rejected([mcp]), /8 KB/);
+    assert.match(await rejected([a2a]), /8 KB/);
   });
 
   it('a2a_local needs an agentCard object; an unknown kind is rejected', async () => {

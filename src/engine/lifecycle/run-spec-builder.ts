@@ -37,8 +37,8 @@ export async function buildRunSpec(
   const level = request.reasoningLevel ?? agent?.reasoningLevel ?? undefined;
   const reasoningLevel = level === undefined ? null : normalizeReasoningLevel(level);
   const tools = mergeTools(agent?.tools ?? [], request.tools ?? []);
-  // Fails now (400) rather than in the worker when refs collide or name a kind this server cannot run.
-  sources.toolCatalog.resolve(tools);
+  // Fails now (400) rather than in the worker when refs collide or name a tool that does not exist.
+  await sources.toolCatalog.check(workspaceId, tools);
   return {
     ...request,
     effective: {

@@ -1,10 +1,19 @@
 import type { Run } from '../../domain/run.ts';
-import type { ModelResolver, SchemaValidator, SessionStore, ToolCallStore, ToolCatalog } from '../ports.ts';
+import type {
+  FileStore,
+  ModelResolver,
+  SchemaValidator,
+  ServerCallStore,
+  SessionStore,
+  ToolCallStore,
+  ToolCatalog,
+} from '../ports.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
 import type { LoggedRound } from '../takeover/logged-round.ts';
 import { eventKey } from '../takeover/resume-point.ts';
 import { ClientToolExecutor } from '../tools/client-executor.ts';
 import { hostToolExecutor } from '../tools/host-executor.ts';
+import { ServerToolExecutor } from '../tools/server-executor.ts';
 import type { ToolExecutors } from '../tools/tool-executor.ts';
 import type { RoundTools } from '../tools/tool-round.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
@@ -19,6 +28,8 @@ export interface RunSetupDeps {
   /** A session run's history, read by reference when the run starts. */
   sessionHistory: Pick<SessionStore, 'history'>;
   toolCalls: ToolCallStore;
+  serverCalls: ServerCallStore;
+  files: FileStore;
 }
 
 /** What a run's turns share, resolved when its execution starts. */
@@ -26,18 +37,32 @@ export interface RunSetup {
   model: RunModelSetup;
   executors: ToolExecutors;
   roundTools(offeredHostTools: readonly string[]): RoundTools;
+  /** Closes what the run's tools hold open (MCP sessions); called when the execution ends. */
+  close(): Promise<void>;
 }
 
 /**
  * Resolves the run's model again (its connection may have changed since
- * creation), its tools, and the conversation it starts from (a session run
- * reads its history now, by reference).
+ * creation), its tools (an MCP server's catalog is listed now, and its session
+ * stays open until `close`), and the conversation it starts from (a session
+ * run reads its history now, by reference).
  */
-export async function setUpRun(deps: RunSetupDeps, run: Run, pipeline: ControlPipeline): Promise<RunSetup> {
+export async function setUpRun(
+  deps: RunSetupDeps,
+  run: Run,
+  pipeline: ControlPipeline,
+  signal: AbortSignal,
+): Promise<RunSetup> {
   const { spec } = run;
   const { effective } = spec;
-  const declared = deps.toolCatalog.resolve(effective.tools);
   const model = await deps.resolver.resolve(run.workspaceId, effective.model.ref);
+  const opened = await deps.toolCatalog.open(effective.tools, {
+    runId: run.id,
+    workspaceId: run.workspaceId,
+    agentId: run.agentId,
+    signal,
+  });
+  const declared = opened.tools;
   const history = effective.sessionHistory
     ? await deps.sessionHistory.history(effective.sessionHistory.sessionId, effective.sessionHistory.items)
     : (effective.history ?? []);
@@ -52,9 +77,17 @@ export async function setUpRun(deps: RunSetupDeps, run: Run, pipeline: ControlPi
     },
     executors: {
       client: new ClientToolExecutor(deps, effective.localToolTimeoutMs),
+      server: new ServerToolExecutor({
+        serverCalls: deps.serverCalls,
+        files: deps.files,
+        handlers: opened.handlers,
+        workspaceId: run.workspaceId,
+        agentId: run.agentId,
+      }),
       host: hostToolExecutor,
     },
     roundTools: (offeredHostTools) => ({ declared, pipeline, validator: deps.validator, offeredHostTools }),
+    close: () => opened.close(),
   };
 }
 

@@ -55,6 +55,7 @@ export class TurnLoop {
   readonly #caller: ModelTurnCaller;
   #history: ModelMessage[];
   #retained: RetainedToolPair[];
+  #setup: RunSetup | undefined;
 
   constructor(
     deps: TurnLoopDeps,
@@ -94,7 +95,9 @@ export class TurnLoop {
 
   /** Runs the loop until the run ends (the terminal event to write) or parks; never throws. */
   async execute(): Promise<LoopEnd> {
-    const outcome = await this.#loop().catch((error: unknown): LoopOutcome => ({ kind: 'stopped', error }));
+    const outcome = await this.#loop()
+      .catch((error: unknown): LoopOutcome => ({ kind: 'stopped', error }))
+      .finally(() => this.#setup?.close());
     if (outcome.kind === 'parked') return outcome;
     const cancelled = this.#signals.abort.reason instanceof RunCancelled;
     if (outcome.kind === 'stopped' && !cancelled && isUnexpectedStop(outcome.error)) {
@@ -113,7 +116,8 @@ export class TurnLoop {
     // already given (pending calls are fulfilled before the final event), and a turn cut short ends
     // with what the client has of it; the loop stops after that.
     if (!(start.resumed && this.#signals.abort.reason instanceof RunCancelled)) this.#throwIfAborted();
-    const setup = await setUpRun(this.#deps, this.#run, this.#pipeline);
+    const setup = await setUpRun(this.#deps, this.#run, this.#pipeline, this.#signals.abort);
+    this.#setup = setup;
     let turn = 0;
     const pending = start.pendingRound;
     if (pending) {

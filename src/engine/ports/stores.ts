@@ -9,6 +9,8 @@ import type { SessionItem } from '../../domain/session-history.ts';
 import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
 import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
 import type { ToolKind } from '../../domain/tool-ref.ts';
+import type { StoredFileMetadata } from '../../domain/run-events.ts';
+import type { WorkspaceTool } from '../../domain/workspace-tool.ts';
 
 /** What storage must offer the engine. Each is implemented by one repository in `storage/`. */
 
@@ -188,4 +190,70 @@ export interface WorkspaceProviderSource {
 /** Opens provider keys sealed at rest. */
 export interface SecretOpener {
   open(sealed: string): string;
+}
+
+/** What a server-resolved call left: recorded when it finished, before its `tool_result` goes out. */
+export interface ServerCallOutcome {
+  ok: boolean;
+  /** The whole result the model received. */
+  text: string;
+  /** The files it returned, as announced on `tool_files`. */
+  files: StoredFileMetadata[];
+}
+
+export interface ServerCallRecord {
+  toolUseId: string;
+  name: string;
+  /** Null while the call runs (or if its worker died before it finished: the outcome is unknown). */
+  outcome: ServerCallOutcome | null;
+}
+
+/** Server-resolved calls: a row before the call executes and its outcome after, so none runs twice. */
+export interface ServerCallStore {
+  /** Records calls about to execute; a call already recorded is left as it is. */
+  begin(
+    runId: string,
+    calls: ReadonlyArray<{ toolUseId: string; name: string; kind: ToolKind }>,
+  ): Promise<void>;
+  finish(runId: string, toolUseId: string, outcome: ServerCallOutcome): Promise<void>;
+  find(runId: string, toolUseIds: readonly string[]): Promise<ServerCallRecord[]>;
+}
+
+export interface StoredFileContent {
+  filename: string;
+  mimeType: string;
+  data: Uint8Array;
+}
+
+/** Files server-resolved tools returned, kept by storage key (never put on the stream). */
+export interface FileStore {
+  /** Stores the bytes; returns the key `tool_files` names. */
+  put(workspaceId: string, runId: string, file: StoredFileContent): Promise<string>;
+  get(workspaceId: string, storageKey: string): Promise<StoredFileContent | undefined>;
+}
+
+/** A plugin's records, scoped to a workspace, an agent and the plugin's own namespace. */
+export interface PluginRecord {
+  key: string;
+  value: string;
+  updatedAt: string;
+}
+
+export interface PluginRecordScope {
+  workspaceId: string;
+  agentId: string;
+  namespace: string;
+}
+
+export interface PluginRecordStore {
+  put(scope: PluginRecordScope, key: string, value: string): Promise<void>;
+  get(scope: PluginRecordScope, key: string): Promise<PluginRecord | undefined>;
+  /** Newest first. */
+  list(scope: PluginRecordScope, limit: number): Promise<PluginRecord[]>;
+  delete(scope: PluginRecordScope, key: string): Promise<boolean>;
+}
+
+/** The workspace Tool rows `svc` refs name. */
+export interface WorkspaceToolStore {
+  findById(workspaceId: string, id: string): Promise<WorkspaceTool | undefined>;
 }

@@ -25,8 +25,13 @@ export type RunTools = ReadonlyMap<string, RunTool>;
 
 /** Turns a spec's tool refs into the run's tools (tools/ implements one module per kind). */
 export interface ToolCatalog {
-  /** Throws `InvalidRequestError` when refs collide or name a kind this server cannot run. */
-  resolve(refs: readonly ToolRef[]): RunTools;
+  /**
+   * At run creation: throws `InvalidRequestError` when refs collide, name a workspace tool or a
+   * plugin that does not exist, or a kind this server cannot run.
+   */
+  check(workspaceId: string, refs: readonly ToolRef[]): Promise<void>;
+  /** When an execution starts: resolves every ref (an MCP server's catalog is listed now). */
+  open(refs: readonly ToolRef[], scope: RunToolScope): Promise<OpenedRunTools>;
 }
 
 export interface SchemaViolation {
@@ -39,4 +44,49 @@ export type ValidationOutcome = { valid: true } | { valid: false; violations: Sc
 /** Validates values against client-supplied JSON Schemas. */
 export interface SchemaValidator {
   validate(schema: Record<string, unknown>, value: unknown): ValidationOutcome;
+}
+
+/** A file a server-resolved tool returned: bytes the service stores, or a public HTTPS URL it only names. */
+export type ServerToolFile = { filename: string; mimeType: string } & (
+  { data: Uint8Array } | { url: string; sizeBytes?: number }
+);
+
+/** What one server-resolved call returned. */
+export interface ServerToolOutcome {
+  /** False: a tool error the model sees as such (an MCP `isError`, an HTTP error status, a peer error, a refused fetch). */
+  ok: boolean;
+  /** The whole result, as the model receives it. */
+  text: string;
+  files?: ServerToolFile[];
+}
+
+/** Who a server-resolved call runs for. */
+export interface ServerToolCallContext {
+  runId: string;
+  workspaceId: string;
+  /** The persisted agent the run executes; null for an ephemeral spec. */
+  agentId: string | null;
+  /** Aborted on cancel or shutdown: the call stops and closes its connections. */
+  signal: AbortSignal;
+}
+
+/** Executes one server-resolved tool (MCP, A2A, HTTP, plugin); failures the model should see are outcomes with `ok: false`. */
+export type ServerToolHandler = (
+  args: Record<string, unknown>,
+  context: ServerToolCallContext,
+) => Promise<ServerToolOutcome>;
+
+/** A run's tools as opened for one execution: server connections (MCP sessions) stay open until `close`. */
+export interface OpenedRunTools {
+  tools: RunTools;
+  /** The handler of each server-resolved tool, by the name the model calls. */
+  handlers: ReadonlyMap<string, ServerToolHandler>;
+  close(): Promise<void>;
+}
+
+export interface RunToolScope {
+  runId: string;
+  workspaceId: string;
+  agentId: string | null;
+  signal: AbortSignal;
 }

@@ -20,6 +20,8 @@ const ANNOUNCEMENTS: ReadonlySet<RunEventType> = new Set([
   'tool_budget_exceeded',
   'supervisor',
   'task_plan',
+  'tool_files',
+  'tool_result',
 ]);
 
 /** The identity of an emitted event, to recognize the same announcement in the log. */
@@ -58,9 +60,9 @@ export function resumePointOf(
     if (!checkpoint || inTurn) return undefined;
     if (type === 'assistant_message') {
       assistantMessageSent = true;
-    } else if (type === 'local_tool_call' || type === 'local_tool_result_in') {
+    } else if (type === 'local_tool_call' || type === 'tool_call' || type === 'local_tool_result_in') {
       const { toolUseId } = JSON.parse(event.dataJson) as { toolUseId: string };
-      (type === 'local_tool_call' ? published : echoed).add(toolUseId);
+      (type === 'local_tool_result_in' ? echoed : published).add(toolUseId);
     } else if (ANNOUNCEMENTS.has(type)) {
       announced.add(eventKey(type, event.dataJson));
     } else {

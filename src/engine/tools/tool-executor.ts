@@ -50,6 +50,8 @@ export interface RoundContext {
   emit: EmitEvent;
   /** Aborted when the process stops (or the event log fails): long calls stop where they are. */
   stop: AbortSignal;
+  /** Aborted on cancel: calls not started yet are not started, and server calls in flight are aborted. */
+  cancel: AbortSignal;
   /** A restarted worker continuing this round: what the log already shows of it. */
   logged?: LoggedRound;
 }
@@ -63,9 +65,9 @@ export interface ToolExecutor<F extends ExecutorFamily> {
   execute(batch: readonly ExecutableCallOf<F>[], round: RoundContext): Promise<BatchOutcome>;
 }
 
-/** The executor of each family; `server` is absent until server-resolved kinds are available. */
+/** The executor of each family. */
 export interface ToolExecutors {
   client: ToolExecutor<'client'>;
-  server?: ToolExecutor<'server'>;
+  server: ToolExecutor<'server'>;
   host: ToolExecutor<'host'>;
 }

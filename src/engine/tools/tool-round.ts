@@ -90,8 +90,6 @@ export type RoundOutcome =
 export interface RoundRun extends RoundContext {
   tools: RoundTools;
   executors: ToolExecutors;
-  /** Aborted on cancel: calls not started yet are not started (the run stops between turns). */
-  cancel: AbortSignal;
 }
 
 /**
@@ -207,7 +205,6 @@ function executeBatch(executors: ToolExecutors, batch: Batch, round: RoundContex
     case 'host':
       return executors.host.execute(batch.calls, round);
     case 'server':
-      if (!executors.server) throw new Error('server-resolved tools are not available on this server');
       return executors.server.execute(batch.calls, round);
   }
 }

@@ -6,6 +6,7 @@ import { sessions } from './0004-sessions.ts';
 import { runAttempts } from './0005-run-attempts.ts';
 import { unfinishedRuns } from './0006-unfinished-runs.ts';
 import { runDispatch } from './0007-run-dispatch.ts';
+import { serverTools } from './0008-server-tools.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-run-attempts': runAttempts,
   '0006-unfinished-runs': unfinishedRuns,
   '0007-run-dispatch': runDispatch,
+  '0008-server-tools': serverTools,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -9,7 +9,10 @@ import { RunCheckpointRepository } from './run-checkpoint-repository.ts';
 import { RunDispatchRepository } from './run-dispatch-repository.ts';
 import { RunEventRepository } from './run-event-repository.ts';
 import { RunRepository } from './run-repository.ts';
+import { ServerCallRepository } from './server-call-repository.ts';
 import { SessionRepository } from './session-repository.ts';
+import { StoredFileRepository } from './stored-file-repository.ts';
+import { PluginRecordRepository } from './plugin-record-repository.ts';
 import { ToolCallRepository } from './tool-call-repository.ts';
 import { UserRepository } from './user-repository.ts';
 import { WorkspaceProviderRepository } from './workspace-provider-repository.ts';
@@ -32,6 +35,9 @@ export interface Repositories {
   toolCalls: ToolCallRepository;
   checkpoints: RunCheckpointRepository;
   sessions: SessionRepository;
+  serverCalls: ServerCallRepository;
+  files: StoredFileRepository;
+  pluginRecords: PluginRecordRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -51,5 +57,8 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     toolCalls: new ToolCallRepository(db),
     checkpoints: new RunCheckpointRepository(db),
     sessions: new SessionRepository(db),
+    serverCalls: new ServerCallRepository(db),
+    files: new StoredFileRepository(db),
+    pluginRecords: new PluginRecordRepository(db),
   };
 }

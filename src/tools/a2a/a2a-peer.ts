@@ -1,0 +1,55 @@
+import type { SendMessageRequest, SendMessageResult } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import type { GuardedFetch } from '../server-tool.ts';
+import { jsonRpcAnswersOnly, NotJsonRpcEndpointError } from './json-rpc-answers.ts';
+import { cardEndpoint, probeCandidates } from './peer-endpoint.ts';
+import { legacyJsonRpcClient } from './peer-client.ts';
+
+/**
+ * One remote peer as an `a2a` ref names it. Its JSON-RPC endpoint is found at
+ * the first call, from the Agent Card or else by probing the root and the usual
+ * paths with the call itself, and is kept for the later calls.
+ */
+export class A2aPeer {
+  readonly #agentCardUrl: string;
+  readonly #fetch: GuardedFetch;
+  #client: Client | undefined;
+
+  constructor(agentCardUrl: string, fetch: GuardedFetch) {
+    this.#agentCardUrl = agentCardUrl;
+    this.#fetch = fetch;
+  }
+
+  async send(request: SendMessageRequest, signal: AbortSignal): Promise<SendMessageResult> {
+    if (this.#client) return this.#client.sendMessage(request, { signal });
+    const endpoint = await cardEndpoint(this.#agentCardUrl, this.#fetch, signal);
+    if (endpoint === undefined) return this.#probe(request, signal);
+    this.#client = await legacyJsonRpcClient(
+      endpoint,
+      jsonRpcAnswersOnly(this.#fetch, () => {}),
+    );
+    return this.#client.sendMessage(request, { signal });
+  }
+
+  async #probe(request: SendMessageRequest, signal: AbortSignal): Promise<SendMessageResult> {
+    const misses: string[] = [];
+    for (const candidate of probeCandidates(this.#agentCardUrl)) {
+      let answered = false;
+      const client = await legacyJsonRpcClient(
+        candidate,
+        jsonRpcAnswersOnly(this.#fetch, () => (answered = true)),
+      );
+      try {
+        const result = await client.sendMessage(request, { signal });
+        this.#client = client;
+        return result;
+      } catch (error) {
+        if (answered) this.#client = client;
+        // A network failure or a cancel ends the probing: the other candidates share its origin.
+        if (!(error instanceof NotJsonRpcEndpointError)) throw error;
+        misses.push(error.message);
+      }
+    }
+    throw new Error(`no A2A JSON-RPC endpoint found: ${misses.join('; ')}`);
+  }
+}
