@@ -27,7 +27,7 @@ import { InProcessRunEventBus, InProcessRunSignals } from './infra/in-process-bu
 import { InProcessRunQueue } from './infra/in-process-queue.ts';
 import { JsonSchemaValidator } from './tools/json-schema-validator.ts';
 import { RunToolCatalog } from './tools/run-tools.ts';
-import { createGuardedFetch } from './tools/fetch-guard/guarded-fetch.ts';
+import { lazyGuardedFetch } from './tools/fetch-guard/lazy-guarded-fetch.ts';
 import { createPluginRegistry, loadPluginModules } from './tools/plugins/plugin-registry.ts';
 import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
 
@@ -154,7 +154,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       workspaceTools: repos.workspaceTools,
       plugins: createPluginRegistry(await loadPluginModules(config.plugins, process.cwd())),
       pluginRecords: repos.pluginRecords,
-      fetch: createGuardedFetch({ allow: config.fetchAllow }),
+      fetch: lazyGuardedFetch({ allow: config.fetchAllow }),
       logger: options.logger,
     });
 

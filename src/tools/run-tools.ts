@@ -11,10 +11,8 @@ import type {
   WorkspaceToolStore,
 } from '../engine/ports.ts';
 import { a2aLocalTool } from './a2a-local/a2a-local-tool.ts';
-import { a2aTool } from './a2a/a2a-tool.ts';
 import { localTool } from './local/local-tool.ts';
 import { mcpLocalTools } from './mcp-local/mcp-local-tools.ts';
-import { openMcpServer } from './mcp/mcp-server-tools.ts';
 import type { PluginRegistry } from './plugins/plugin-registry.ts';
 import type { GuardedFetch, ServerTool } from './server-tool.ts';
 import { httpTool } from './svc/http-tool.ts';
@@ -125,9 +123,13 @@ export class RunToolCatalog implements ToolCatalog {
         return { tools: [a2aLocalTool(ref)], handlers: [] };
       case 'mcp_local':
         return { tools: mcpLocalTools(ref), handlers: [] };
-      case 'a2a':
+      // The MCP and A2A SDKs load with the first run that uses them, not with the service.
+      case 'a2a': {
+        const { a2aTool } = await import('./a2a/a2a-tool.ts');
         return served([a2aTool(ref, { fetch })]);
+      }
       case 'mcp': {
+        const { openMcpServer } = await import('./mcp/mcp-server-tools.ts');
         const server = await openMcpServer(ref, {
           fetch,
           signal: scope.signal,

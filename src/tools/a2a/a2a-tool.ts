@@ -1,7 +1,7 @@
 import type { A2aToolRef } from '../../domain/tool-ref.ts';
 import type { RunTool, ServerToolHandler } from '../../engine/ports.ts';
 import { A2A_MESSAGE_SCHEMA } from '../a2a-local/a2a-local-tool.ts';
-import { failureMessage, type GuardedFetch, type ServerTool } from '../server-tool.ts';
+import { fetchFailureMessage, type GuardedFetch, type ServerTool } from '../server-tool.ts';
 import { A2aPeer } from './a2a-peer.ts';
 import { userMessageRequest, withHeaders } from './peer-client.ts';
 import { replyOutcome } from './peer-reply.ts';
@@ -46,24 +46,8 @@ export function a2aTool(ref: A2aToolRef, deps: A2aToolDeps): ServerTool {
   return { tool, handler };
 }
 
-/**
- * undici hides what happened to a connection in the cause of a generic `fetch failed`; a refused
- * connection to a dual-stack host is an AggregateError with an empty message, one error per address.
- */
+/** The failure's most specific message, cut to what a tool error needs. */
 function peerFailureMessage(error: unknown): string {
-  let current = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    if (current instanceof AggregateError && current.message === '' && current.errors.length > 0) {
-      current = current.errors[0];
-    } else if (
-      (current.message === 'fetch failed' || current.message === '') &&
-      current.cause !== undefined
-    ) {
-      current = current.cause;
-    } else {
-      break;
-    }
-  }
-  const message = failureMessage(current) || failureMessage(error);
+  const message = fetchFailureMessage(error);
   return message.length > MAX_FAILURE_CHARS ? `${message.slice(0, MAX_FAILURE_CHARS)}…` : message;
 }

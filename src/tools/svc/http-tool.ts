@@ -1,7 +1,7 @@
 import type { WorkspaceTool } from '../../domain/workspace-tool.ts';
 import type { RunTool, ServerToolHandler } from '../../engine/ports.ts';
 import { objectInputSchema } from '../object-schema.ts';
-import { failureMessage, type GuardedFetch, type ServerTool } from '../server-tool.ts';
+import { fetchFailureMessage, type GuardedFetch, type ServerTool } from '../server-tool.ts';
 import { httpRequest } from './http-request.ts';
 import { responseOutcome } from './http-response.ts';
 
@@ -52,27 +52,4 @@ export function httpTool(row: WorkspaceTool, deps: HttpToolDeps): ServerTool {
     }
   };
   return { tool, handler };
-}
-
-/**
- * undici wraps every network failure in a generic `fetch failed` whose cause
- * says what happened (`connect ECONNREFUSED …`); a refused connection to a
- * dual-stack host is an AggregateError with an empty message and one error per address.
- */
-function fetchFailureMessage(error: unknown): string {
-  let current = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    if (current instanceof AggregateError && current.message === '' && current.errors.length > 0) {
-      current = current.errors[0];
-    } else if (
-      (current.message === 'fetch failed' || current.message === '') &&
-      current.cause !== undefined
-    ) {
-      current = current.cause;
-    } else {
-      break;
-    }
-  }
-  const message = failureMessage(current);
-  return message === '' ? failureMessage(error) : message;
 }

@@ -1,6 +1,5 @@
 import type { PluginContext, ToolPlugin, ToolPluginModule } from '../tool-plugin.ts';
 import { readCappedBody } from './capped-body.ts';
-import { readableText } from './readable-text.ts';
 
 const DEFAULT_MAX_CHARS = 20_000;
 const MAX_CHARS = 100_000;
@@ -90,7 +89,7 @@ async function fetchPage(url: URL, context: PluginContext, signal: AbortSignal):
     );
   }
   const body = await readCappedBody(response, MAX_BODY_BYTES);
-  return { text: pageText(kind, body.text), cut: body.truncated };
+  return { text: await pageText(kind, body.text), cut: body.truncated };
 }
 
 type BodyKind = 'html' | 'json' | 'text';
@@ -102,9 +101,11 @@ function bodyKind(mediaType: string): BodyKind | undefined {
   return undefined;
 }
 
-function pageText(kind: BodyKind, body: string): string {
+async function pageText(kind: BodyKind, body: string): Promise<string> {
   switch (kind) {
     case 'html': {
+      // Readability and its DOM load with the first page fetched, not with the service.
+      const { readableText } = await import('./readable-text.ts');
       const { title, text } = readableText(body);
       const readable = text || '[the page has no readable text]';
       return title ? `${title}\n\n${readable}` : readable;
