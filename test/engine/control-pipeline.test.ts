@@ -32,7 +32,8 @@ function hostTool(name: string, output = `${name} ran`): HostTool {
 }
 
 function callContext(name: string): ToolCallContext {
-  return { turn: 1, call: { id: `call_${name}`, name, input: {} }, tool: undefined };
+  const call = { id: `call_${name}`, name, input: {} };
+  return { turn: 1, call, round: [call], tool: undefined };
 }
 
 const intercepted = (value: string, event?: RunEvent): InterceptedResult => ({

@@ -1,29 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
-import { createTestDatabase, type TestDatabase } from '../support/engines.ts';
+import { startRestartableService, type RestartableService } from '../support/restartable-service.ts';
 import { readAll, type SseFrame } from '../support/sse-client.ts';
-import { bearer, createWorkspaceWithKey, serveOn, type TestServer } from '../support/test-server.ts';
-import { endRun } from '../support/run-cleanup.ts';
-import {
-  ofType,
-  toolResultBlocks,
-  toolResultText,
-  watchStream,
-  WEATHER_TOOL,
-  type RunWatch,
-} from './tool-support.ts';
+import type { TestServer } from '../support/test-server.ts';
+import { ofType, toolResultBlocks, toolResultText, WEATHER_TOOL } from './tool-support.ts';
 
-/**
- * One service over the shared database: it picks up unfinished runs when it starts. Close gives
- * runs 100 ms, then leaves a waiting run unfinished for the next service.
- */
 const logLines: string[] = [];
-const startService = (config: Config, adminToken: string) =>
-  serveOn(config, adminToken, { engine: { shutdownGraceMs: 100 }, logLines });
 
 const calls = (frames: readonly SseFrame[]) =>
   ofType(frames, 'local_tool_call').map((frame) => frame.data.data.toolUseId);
@@ -34,82 +17,23 @@ describe(
   'a worker restart while a run waits for a client tool result loses nothing',
   { timeout: 30_000 },
   () => {
-    let database: TestDatabase;
-    let config: Config;
+    let service: RestartableService;
     let fake: FakeProviderServer;
     let ws: string;
     let headers: Record<string, string>;
-    const adminToken = randomBytes(24).toString('base64url');
-    let running: TestServer | undefined;
-    /** The runs and streams a test started, ended and closed after it on the service then running. */
-    const runIds: string[] = [];
-    const watches: RunWatch[] = [];
 
     before(async () => {
-      database = await createTestDatabase('sqlite');
-      fake = await startFakeAnthropic();
-      config = loadConfig({
-        PORT: '0',
-        DATABASE_URL: database.config.url,
-        AGENT_RUNS_ADMIN_TOKEN: adminToken,
-        AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-      });
-      const setup = await startService(config, adminToken);
-      try {
-        const workspace = await createWorkspaceWithKey(setup, 'restart');
-        ws = workspace.ws;
-        headers = bearer(workspace.key);
-        const provider = await setup.admin('POST', `/workspaces/${workspace.slug}/providers`, {
-          provider: 'anthropic',
-          api: 'anthropic-messages',
-          baseUrl: fake.url,
-          apiKey: 'sk-fake-provider-key',
-          models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
-          isDefault: true,
-        });
-        assert.equal(provider.status, 201, JSON.stringify(provider.body));
-      } finally {
-        await setup.close();
-      }
+      service = await startRestartableService({ slug: 'restart', logLines });
+      ({ fake, ws, headers } = service);
     });
-    after(async () => {
-      await running?.close();
-      await fake.close();
-      await database.drop();
-    });
-    afterEach(async () => {
-      for (const watch of watches.splice(0)) watch.close();
-      const server = running;
-      try {
-        if (server) await Promise.all(runIds.map((runId) => endRun({ server, ws, runId, headers })));
-      } finally {
-        runIds.length = 0;
-        fake.reset();
-      }
-    });
+    after(() => service.close());
+    afterEach(() => service.cleanUp());
 
-    /** Stops the current service (the waiting run stays unfinished) and starts the next one on the same database. */
-    async function restart(): Promise<TestServer> {
-      await running?.close();
-      running = await startService(config, adminToken);
-      return running;
-    }
-
-    const streamUrl = (server: TestServer, runId: string) =>
-      `${server.baseUrl}${ws}/agent-runs/${runId}/stream`;
+    const restart = () => service.restart();
+    const streamUrl = (server: TestServer, runId: string) => service.streamUrl(server, runId);
+    const startRun = (server: TestServer, body: Record<string, unknown>) => service.startRun(server, body);
     const post = (server: TestServer, runId: string, body: unknown) =>
       server.request('POST', `${ws}/agent-runs/${runId}/tool-results`, { body, headers });
-    /** Creates a run on `server` that must be accepted, and watches its stream. */
-    async function startRun(server: TestServer, body: Record<string, unknown>): Promise<RunWatch> {
-      const created = await server.request('POST', `${ws}/agent-runs`, { body, headers });
-      assert.equal(created.status, 202, JSON.stringify(created.body));
-      const runId: string = created.body.runId;
-      runIds.push(runId);
-      const watch = await watchStream(streamUrl(server, runId), headers, runId);
-      watches.push(watch);
-      return watch;
-    }
-
     it('the result posted to the restarted service is accepted, the stream continues to the final result, no call is published twice', async () => {
       fake.enqueue(
         { toolCalls: [{ id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },

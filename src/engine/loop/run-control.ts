@@ -30,6 +30,8 @@ export interface TurnAdjustments {
 export interface ToolCallContext {
   turn: number;
   call: ToolCallRequest;
+  /** Every call of the turn, in model-emit order (`call` among them): a control may judge the batch. */
+  round: readonly ToolCallRequest[];
   /** The declared or host tool the call names (undefined: the model named no such tool). */
   tool: RunTool | HostTool | undefined;
 }

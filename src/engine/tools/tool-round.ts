@@ -48,7 +48,7 @@ export function planRound(turn: number, calls: readonly ToolCallRequest[], tools
       const available = [...tools.declared.keys(), ...tools.offeredHostTools];
       return { call, answer: { output: unknownToolOutput(call.name, available), intercepted: false } };
     }
-    const intercepted = tools.pipeline.beforeToolCall({ turn, call, tool });
+    const intercepted = tools.pipeline.beforeToolCall({ turn, call, round: calls, tool });
     if (intercepted) return { call, answer: { ...intercepted, intercepted: true } };
     const args = isJsonObject(call.input) ? call.input : undefined;
     const validation = args
