@@ -7,9 +7,11 @@ import { request as undiciRequest } from 'undici';
 import { classifyAddress, createAddressPolicy } from '../../src/tools/fetch-guard/address-policy.ts';
 import { FetchRefusedError, fetchRefusal } from '../../src/tools/fetch-guard/fetch-refused-error.ts';
 import { createGuardedAgent, guardedLookup } from '../../src/tools/fetch-guard/guarded-agent.ts';
-import { createGuardedFetch } from '../../src/tools/fetch-guard/guarded-fetch.ts';
+import { createGuardedFetch, refuseUnfetchableUrl } from '../../src/tools/fetch-guard/guarded-fetch.ts';
 
 const LOOPBACK_ALLOWED = ['127.0.0.0/8'];
+/** Loopback allowed for 127.0.0.1 only: 127.0.0.2 stands for a refused address a broken guard could reach harmlessly. */
+const ONLY_127_0_0_1 = ['127.0.0.1/32'];
 
 interface RecordingLookup extends LookupFunction {
   names: string[];
@@ -185,6 +187,40 @@ describe('guarded lookup (addresses alone, no traffic)', () => {
     assert.match(error.message, /peer\.test resolves to 10\.0\.0\.1, a private address/);
   });
 
+  it('a name resolving to a private or a metadata address is refused, naming the address and its class', async () => {
+    const privateName = await resolveWith(['10.1.2.3'], true);
+    assert.ok(privateName.error instanceof FetchRefusedError);
+    assert.match(privateName.error.message, /peer\.test resolves to 10\.1\.2\.3, a private address/);
+    const metadataName = await resolveWith(['169.254.169.254'], false);
+    assert.ok(metadataName.error instanceof FetchRefusedError);
+    assert.match(
+      metadataName.error.message,
+      /peer\.test resolves to 169\.254\.169\.254, a cloud metadata address/,
+    );
+  });
+
+  it('a hop (first URL or redirect target) to a private or metadata IP literal is refused before anything connects', () => {
+    assert.throws(
+      () => refuseUnfetchableUrl(new URL('http://10.0.0.7/'), policy),
+      refusedWith(/^refused to fetch http:\/\/10\.0\.0\.7\/: 10\.0\.0\.7 is a private address/),
+    );
+    assert.throws(
+      () => refuseUnfetchableUrl(new URL('http://169.254.169.254/latest?token=x'), policy),
+      refusedWith(
+        /^refused to fetch http:\/\/169\.254\.169\.254\/latest: 169\.254\.169\.254 is a cloud metadata/,
+      ),
+    );
+    assert.throws(
+      () => refuseUnfetchableUrl(new URL('http://[fd00:ec2::254]/'), policy),
+      refusedWith(/metadata/),
+    );
+    assert.doesNotThrow(() => refuseUnfetchableUrl(new URL('https://93.184.216.34/'), policy));
+    assert.doesNotThrow(
+      () => refuseUnfetchableUrl(new URL('https://docs.test/'), policy),
+      'names are checked at lookup',
+    );
+  });
+
   it('a name with only public addresses resolves in the form the caller asked for', async () => {
     const all = await resolveWith(['93.184.216.34', '2606:4700::1111'], true);
     assert.equal(all.error, null);
@@ -286,55 +322,56 @@ describe('guarded fetch', { timeout: 20_000 }, () => {
     assert.equal((await echoOf(response)).host, `tool.test:${server.port}`);
   });
 
-  it('a name resolving to a private or metadata address is refused at lookup, before any socket connects', async () => {
-    const lookup = fakeLookup({ 'internal.test': ['10.1.2.3'], 'meta.test': ['169.254.169.254'] });
-    const guardedFetch = createGuardedFetch({ allow: [], lookup });
+  // Through a real fetch, the refused targets are loopback addresses outside the allowed 127.0.0.1/32:
+  // even a broken guard could only send traffic to loopback. Private and metadata addresses are
+  // checked on addresses alone above.
+  it('a name resolving to a refused address is refused at lookup, before any socket connects', async () => {
+    resetCounts();
+    const lookup = fakeLookup({ 'internal.test': ['127.0.0.2'] });
+    const guardedFetch = createGuardedFetch({ allow: ONLY_127_0_0_1, lookup });
     await assert.rejects(
-      guardedFetch('http://internal.test/x'),
-      refusedWith(/internal\.test resolves to 10\.1\.2\.3, a private address/),
+      guardedFetch(`http://internal.test:${server.port}/x`),
+      refusedWith(/internal\.test resolves to 127\.0\.0\.2, a loopback address/),
     );
-    await assert.rejects(
-      guardedFetch('https://meta.test/latest/meta-data'),
-      refusedWith(/meta\.test resolves to 169\.254\.169\.254, a cloud metadata address/),
-    );
-    assert.deepEqual(lookup.names, ['internal.test', 'meta.test']);
+    assert.deepEqual(lookup.names, ['internal.test']);
+    assert.equal(server.connections, 0);
   });
 
   it('a name resolving to several addresses is refused when one of them is refused', async () => {
     resetCounts();
-    const lookup = fakeLookup({ 'mixed.test': ['127.0.0.1', '10.1.2.3'] });
-    const guardedFetch = createGuardedFetch({ allow: LOOPBACK_ALLOWED, lookup });
+    const lookup = fakeLookup({ 'mixed.test': ['127.0.0.1', '127.0.0.2'] });
+    const guardedFetch = createGuardedFetch({ allow: ONLY_127_0_0_1, lookup });
     await assert.rejects(
       guardedFetch(`http://mixed.test:${server.port}/x`),
-      refusedWith(/mixed\.test resolves to 10\.1\.2\.3, a private address/),
+      refusedWith(/mixed\.test resolves to 127\.0\.0\.2, a loopback address/),
     );
     assert.equal(server.connections, 0, 'not even the allowed address was connected to');
   });
 
   it('a redirect to a refused IP literal is refused without contacting it', async () => {
-    const guardedFetch = createGuardedFetch({ allow: LOOPBACK_ALLOWED });
-    const toPrivate = `${server.origin}/redirect?to=${encodeURIComponent('http://10.0.0.7/')}`;
+    resetCounts();
+    const guardedFetch = createGuardedFetch({ allow: ONLY_127_0_0_1 });
+    const target = `http://127.0.0.2:${server.port}/x`;
     await assert.rejects(
-      guardedFetch(toPrivate),
-      refusedWith(/^refused to fetch http:\/\/10\.0\.0\.7\/: 10\.0\.0\.7 is a private address/),
+      guardedFetch(`${server.origin}/redirect?to=${encodeURIComponent(target)}`),
+      refusedWith(/^refused to fetch http:\/\/127\.0\.0\.2:\d+\/x: 127\.0\.0\.2 is a loopback address/),
     );
-    const toMetadata = `${server.origin}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest?token=x')}`;
-    await assert.rejects(
-      guardedFetch(toMetadata),
-      refusedWith(
-        /^refused to fetch http:\/\/169\.254\.169\.254\/latest: 169\.254\.169\.254 is a cloud metadata/,
-      ),
-    );
+    assert.equal(server.connections, 1, 'only the first hop connected');
   });
 
   it('a redirect to a name resolving to a refused address is refused at lookup', async () => {
-    const lookup = fakeLookup({ 'internal.test': ['10.0.0.8'] });
-    const guardedFetch = createGuardedFetch({ allow: LOOPBACK_ALLOWED, lookup });
+    resetCounts();
+    const lookup = fakeLookup({ 'internal.test': ['127.0.0.2'] });
+    const guardedFetch = createGuardedFetch({ allow: ONLY_127_0_0_1, lookup });
+    const target = `http://internal.test:${server.port}/admin`;
     await assert.rejects(
-      guardedFetch(`${server.origin}/redirect?to=${encodeURIComponent('http://internal.test/admin')}`),
-      refusedWith(/^refused to fetch http:\/\/internal\.test\/admin: internal\.test resolves to 10\.0\.0\.8/),
+      guardedFetch(`${server.origin}/redirect?to=${encodeURIComponent(target)}`),
+      refusedWith(
+        /^refused to fetch http:\/\/internal\.test:\d+\/admin: internal\.test resolves to 127\.0\.0\.2/,
+      ),
     );
     assert.deepEqual(lookup.names, ['internal.test']);
+    assert.equal(server.connections, 1, 'only the first hop connected');
   });
 
   it('redirect chains within allowed ranges are followed with fetch method and body rules', async () => {
@@ -404,10 +441,10 @@ describe('guarded fetch', { timeout: 20_000 }, () => {
 
   it('redirect modes manual and error behave as in fetch', async () => {
     const guardedFetch = createGuardedFetch({ allow: LOOPBACK_ALLOWED });
-    const url = `${server.origin}/redirect?to=${encodeURIComponent('http://10.0.0.7/')}`;
+    const url = `${server.origin}/redirect?to=${encodeURIComponent('http://127.0.0.2:9/')}`;
     const manual = await guardedFetch(url, { redirect: 'manual' });
     assert.equal(manual.status, 302);
-    assert.equal(manual.headers.get('location'), 'http://10.0.0.7/');
+    assert.equal(manual.headers.get('location'), 'http://127.0.0.2:9/');
     await manual.body?.cancel();
     await assert.rejects(guardedFetch(url, { redirect: 'error' }), /unexpected redirect/);
   });

@@ -77,7 +77,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof globalT
 }
 
 /** Refuses, before any request, a URL that is not http(s) or whose host is a refused IP literal. */
-function refuseUnfetchableUrl(url: URL, policy: AddressPolicy): void {
+/** Checks one hop's URL before anything connects: its scheme, and an IP-literal host against the policy. */
+export function refuseUnfetchableUrl(url: URL, policy: AddressPolicy): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new FetchRefusedError(displayUrl(url), 'only http: and https: URLs are fetched');
   }
