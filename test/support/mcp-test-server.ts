@@ -208,7 +208,7 @@ function mediaContent(): CallToolResult['content'] {
     },
     {
       type: 'resource_link',
-      uri: 'https://files.example.com/reports/q3.pdf',
+      uri: 'https://127.0.0.1:9/reports/q3.pdf',
       name: 'q3',
       mimeType: 'application/pdf',
     },

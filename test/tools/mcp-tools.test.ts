@@ -193,7 +193,7 @@ describe('mcp tools: a remote MCP server over Streamable HTTP', { timeout: 60_00
         [
           'here are the files',
           'an embedded note',
-          'resource: https://files.example.com/reports/q3.pdf',
+          'resource: https://127.0.0.1:9/reports/q3.pdf',
           'resource: file:///local/only.txt',
         ].join('\n\n'),
       );
@@ -209,7 +209,7 @@ describe('mcp tools: a remote MCP server over Streamable HTTP', { timeout: 60_00
           data: new Uint8Array(Buffer.from('RIFF....WAVE')),
         },
         { filename: 'data.bin', mimeType: 'application/octet-stream', data: new Uint8Array(BLOB_BYTES) },
-        { url: 'https://files.example.com/reports/q3.pdf', filename: 'q3.pdf', mimeType: 'application/pdf' },
+        { url: 'https://127.0.0.1:9/reports/q3.pdf', filename: 'q3.pdf', mimeType: 'application/pdf' },
       ]);
     });
   });

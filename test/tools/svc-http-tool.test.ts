@@ -238,10 +238,10 @@ describe('svc: a workspace Tool row called over HTTP', { timeout: 60_000 }, () =
           {
             filename: 'chart.png',
             mimeType: 'image/png',
-            url: 'https://files.example/chart.png',
+            url: 'https://127.0.0.1:9/chart.png',
             sizeBytes: 10,
           },
-          { filename: 'plain.csv', mimeType: 'text/csv', url: 'http://files.example/plain.csv' },
+          { filename: 'plain.csv', mimeType: 'text/csv', url: 'http://127.0.0.1:9/plain.csv' },
           { mimeType: 'text/plain', data: 'aGk=' },
         ],
       }),
@@ -249,7 +249,7 @@ describe('svc: a workspace Tool row called over HTTP', { timeout: 60_000 }, () =
     assert.equal(outcome.ok, true);
     assert.deepEqual(outcome.files, [
       { filename: 'report.txt', mimeType: 'text/plain', data: new Uint8Array(Buffer.from('hello')) },
-      { filename: 'chart.png', mimeType: 'image/png', url: 'https://files.example/chart.png', sizeBytes: 10 },
+      { filename: 'chart.png', mimeType: 'image/png', url: 'https://127.0.0.1:9/chart.png', sizeBytes: 10 },
     ]);
     assert.ok(outcome.text.startsWith('made the report'), outcome.text);
     assert.match(outcome.text, /files\[2\] ignored: url is not an https URL/);
