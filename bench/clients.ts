@@ -175,6 +175,8 @@ export interface ServiceTarget {
   ws: string;
   /** The workspace's API key (its `transport` limit is raised for the bench, see provision.ts). */
   apiKey: string;
+  /** Fields added to every run's spec (`--controls off` turns the default run controls off). */
+  specExtras?: Record<string, unknown>;
 }
 
 /** What the bench records of one service run, as it goes: for the event-log check after the service stops. */
@@ -196,7 +198,7 @@ export async function serviceRun(target: ServiceTarget, record: RunRecord): Prom
     `${target.baseUrl}${target.ws}/agent-runs`,
     'POST',
     { 'content-type': 'application/json', authorization: auth },
-    JSON.stringify({ systemPrompt: 'Be brief.', prompt: `hello brun-${marker}` }),
+    JSON.stringify({ systemPrompt: 'Be brief.', prompt: `hello brun-${marker}`, ...target.specExtras }),
   );
   const createdBody = await readText(created);
   const ackMs = performance.now() - start;

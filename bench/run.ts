@@ -46,6 +46,8 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,100
   --json         print one JSON document on stdout instead of tables (progress goes to stderr)
   --profile      run the service under --cpu-prof and summarize the measured windows (event loop thread)
   --model-threads N  the service's AGENT_RUNS_MODEL_THREADS (default: its own default, cores - 1 up to 4)
+  --controls C   the run controls of every service run: defaults (the spec's defaults: loop detection,
+                 tool budgets, the tool-turn cap) or off (loopDetection false, toolBudgets {})
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
 const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500, 1000: 3000 };
@@ -63,6 +65,7 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     'model-threads': { type: 'string' },
     scale: { type: 'boolean', default: false },
+    controls: { type: 'string', default: 'defaults' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -90,7 +93,8 @@ if (
   [rounds, modelThreads, idleSubscribers, idleRuns, heartbeatMs, idleTicks].some((value) =>
     Number.isNaN(value),
   ) ||
-  parsedLevels.some((level) => level === undefined)
+  parsedLevels.some((level) => level === undefined) ||
+  (args.controls !== 'defaults' && args.controls !== 'off')
 ) {
   console.error(USAGE);
   process.exit(2);
@@ -129,7 +133,10 @@ try {
     `service pid ${service.pid} at ${service.url}; fake provider pid ${fake.pid} at ${fake.url}; ` +
       `open files allowed: load generator ${ourLimit ?? 'unknown'}, service ${openFilesLimit(service.pid) ?? 'unknown'}, fake ${openFilesLimit(fake.pid) ?? 'unknown'}`,
   );
-  const bench = new Bench(fake, service, target);
+  const bench = new Bench(fake, service, {
+    ...target,
+    ...(args.controls === 'off' && { specExtras: { loopDetection: false, toolBudgets: {} } }),
+  });
 
   log('warming up: 20 runs on each side at concurrency 5');
   bench.group('warm-up');

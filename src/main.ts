@@ -30,6 +30,7 @@ import { RunToolCatalog } from './tools/run-tools.ts';
 import { lazyGuardedFetch } from './tools/fetch-guard/lazy-guarded-fetch.ts';
 import { createPluginRegistry, loadPluginModules } from './tools/plugins/plugin-registry.ts';
 import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
+import { supervisorJudges } from './providers/supervisor-judge/supervisor-judge.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
@@ -189,12 +190,21 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         // Imported here: with model threads the provider packages load on the threads only.
         models = (await import('./providers/model-port.ts')).inThreadModelPort;
       }
+      // The supervisor's judge calls models as the loop does, through the same port.
+      const judges = supervisorJudges({ models, resolver: catalog });
       const executor = new RunExecutor({
         shutdown: shutdown.signal,
         fenceWrites: redis !== undefined,
         runs: repos.runs,
         dispatcher,
-        controlsFor: (run) => controlPipelineFor(run.spec),
+        controlsFor: (run, signal) =>
+          controlPipelineFor(run.spec, {
+            runId: run.id,
+            workspaceId: run.workspaceId,
+            signal,
+            logger: options.logger,
+            judges,
+          }),
         events: repos.runEvents,
         writer,
         signals,

@@ -80,6 +80,7 @@ async function streamModelTurn(request: ModelTurnRequest, output: ModelTurnOutpu
   let emitted = false;
   let failure: unknown;
   let finishReason: string | null = null;
+  let rawFinishReason: string | undefined;
   let usage = zeroUsage();
   const toolCalls: ToolCallRequest[] = [];
   let content: ReadonlyArray<ContentPart<ToolSet>> = [];
@@ -127,12 +128,18 @@ async function streamModelTurn(request: ModelTurnRequest, output: ModelTurnOutpu
         case 'model-call-end':
           usage = usageOf(part.usage);
           finishReason = canonicalFinishReason(part.finishReason, part.rawFinishReason);
+          rawFinishReason = part.rawFinishReason;
           break;
         case 'error':
-          // Tool calls on a tools-disabled turn (a provider that ignores tool choice none): the SDK
-          // withholds them and reports a violation; the turn still ends with its text, as asked.
-          if (request.toolChoice === 'none' && ToolChoiceViolationError.isInstance(part.error)) {
-            finishReason = 'tool_use';
+          // A tool choice the model did not follow: the SDK reports a violation, and the turn still
+          // ends as it came (the run's controls decide what follows). Tool calls on a tools-disabled
+          // turn (a provider that ignores tool choice none) are withheld; a forced tool left uncalled
+          // (Anthropic with thinking sends a forced choice as auto) leaves the turn with its text.
+          if (request.toolChoice !== undefined && ToolChoiceViolationError.isInstance(part.error)) {
+            finishReason =
+              request.toolChoice === 'none'
+                ? 'tool_use'
+                : canonicalFinishReason(part.error.finishReason, rawFinishReason);
             break;
           }
           failure ??= part.error;

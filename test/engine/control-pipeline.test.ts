@@ -327,13 +327,13 @@ describe('ControlPipeline.afterRound and beforeFinish', () => {
       control('plan', planGuard),
       control('schema', schema),
     ]);
-    const final = { turn: 4, text: 'done', finishReason: 'end_turn', emit };
+    const final = { turn: 4, text: 'done', finishReason: 'end_turn', toolsCallable: true, emit };
     assert.deepEqual(await pipeline.beforeFinish(final), planGuard);
     assert.deepEqual(asked, ['accepting', 'plan']);
   });
 
   it("beforeFinish: 'accept' when every control accepts, or none has an opinion", async () => {
-    const final = { turn: 0, text: 'done', finishReason: 'end_turn', emit };
+    const final = { turn: 0, text: 'done', finishReason: 'end_turn', toolsCallable: true, emit };
     assert.equal(await new ControlPipeline([]).beforeFinish(final), 'accept');
     const pipeline = new ControlPipeline([{ name: 'a', beforeFinish: () => 'accept' }, { name: 'b' }]);
     assert.equal(await pipeline.beforeFinish(final), 'accept');

@@ -153,6 +153,16 @@ describe('the resume point of a run taken over', () => {
     assert.ok(point.announced.has(eventKey('tool_files', JSON.stringify(files))));
   });
 
+  it('a seeded plan before the first checkpoint and a review in the middle of a turn are recorded, and the run resumes', () => {
+    const seeded = ['task_plan', { v: 2, planId: 'plan_1', revision: 1 }] as [RunEventType, unknown];
+    const point = resumePointOf(undefined, logged(seeded, thought('hm'), supervisorReview, delta('Hi')));
+    assert.ok(point, 'resumable');
+    assert.ok(point.announced.has(eventKey('task_plan', JSON.stringify(seeded[1]))));
+    assert.ok(point.announced.has(eventKey('supervisor', JSON.stringify(supervisorReview[1]))));
+    assert.equal(point.partialText, 'Hi');
+    assert.equal(point.partialThinking, 'hm');
+  });
+
   const notResumable: Array<{
     rule: string;
     checkpoint: StoredCheckpoint<RunCheckpointState> | undefined;
@@ -169,7 +179,6 @@ describe('the resume point of a run taken over', () => {
       after: logged(thought('a'), localCall('x')),
     },
     { rule: 'round events without a checkpoint', checkpoint: undefined, after: logged(assistantMessage) },
-    { rule: 'an announcement without a checkpoint', checkpoint: undefined, after: logged(supervisorReview) },
     {
       rule: 'a server tool call after the deltas of a turn',
       checkpoint: CHECKPOINT,

@@ -322,8 +322,8 @@ describe('the turn loop at its decision points (real loop, store, bus and mock m
         const nudge = { role: 'user' as const, content: 'Not yet: check again' };
         const guard: RunControl = {
           name: 'guard',
-          beforeFinish: ({ turn, text, finishReason }) => {
-            finals.push({ turn, text, finishReason });
+          beforeFinish: ({ turn, text, finishReason, toolsCallable }) => {
+            finals.push({ turn, text, finishReason, toolsCallable });
             return finals.length === 1 ? { continueWith: [nudge] } : 'accept';
           },
         };
@@ -331,8 +331,8 @@ describe('the turn loop at its decision points (real loop, store, bus and mock m
         const events = await endsWithResult(run, 'You said: Not yet: check again', 2);
 
         assert.deepEqual(finals, [
-          { turn: 0, text: 'You said: hello', finishReason: 'end_turn' },
-          { turn: 1, text: 'You said: Not yet: check again', finishReason: 'end_turn' },
+          { turn: 0, text: 'You said: hello', finishReason: 'end_turn', toolsCallable: false },
+          { turn: 1, text: 'You said: Not yet: check again', finishReason: 'end_turn', toolsCallable: false },
         ]);
         assert.deepEqual(withoutDeltas(events), ['assistant_message', 'assistant_message', 'result']);
         assert.deepEqual(

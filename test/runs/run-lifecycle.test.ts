@@ -60,7 +60,8 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
     });
   });
 
-  it('with an outputSchema, structuredOutput reports it requested and, not being enforced yet, not enforced', async () => {
+  it('with an outputSchema, structuredOutput reports it requested and enforced by the native schema (test/runs/structured-output.test.ts has the rules)', async () => {
+    fixture.fake.enqueue({ text: ['{"a":"b"}'] });
     const { frames } = await fixture.runToEnd({
       systemPrompt: 's',
       prompt: 'p',
@@ -69,8 +70,8 @@ describe('one-shot runs: creation, events, the terminal result and the snapshot'
     assert.equal(frames.at(-1)?.data.type, 'result');
     assert.deepEqual(frames.at(-1)?.data.data.structuredOutput, {
       schemaRequested: true,
-      schemaEnforced: false,
-      enforcementMechanism: 'none',
+      schemaEnforced: true,
+      enforcementMechanism: 'native_schema',
       unconstrainedFallbackOccurred: false,
     });
   });

@@ -19,8 +19,11 @@ import type { RunDispatcher } from './run-dispatcher.ts';
 export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
   dispatcher: RunDispatcher;
-  /** The run controls of a run (`controlPipelineFor` its spec). */
-  controlsFor(run: Run): ControlPipeline;
+  /**
+   * The run controls of a run (`controlPipelineFor` its spec); `signal` aborts when the run is
+   * cancelled or its execution stops (a control's own model calls give up then).
+   */
+  controlsFor(run: Run, signal: AbortSignal): ControlPipeline;
   events: EventStore;
   writer: EventLogWriter;
   signals: RunSignals;
@@ -150,7 +153,7 @@ export class RunExecutor {
       const loop = new TurnLoop(
         this.#deps,
         run,
-        this.#deps.controlsFor(run),
+        this.#deps.controlsFor(run, abort.signal),
         emitter,
         { abort: abort.signal, stop: stop.signal },
         start,

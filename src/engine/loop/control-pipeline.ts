@@ -10,6 +10,10 @@ import type {
   TurnAdjustments,
   TurnContext,
 } from './run-control.ts';
+import type { ResolvedModel } from '../../domain/model.ts';
+import type { StructuredOutputReport } from '../../domain/run-events.ts';
+import type { SchemaValidator } from '../ports.ts';
+import type { RefusalAnswer, RefusedCall } from './run-start.ts';
 
 /** Controls' states by control name, as stored with a checkpoint. */
 export type ControlStates = Record<string, unknown>;
@@ -17,9 +21,10 @@ export type ControlStates = Record<string, unknown>;
 /**
  * The run's controls, asked in order at each decision point of the turn loop.
  * Turn adjustments combine (messages in control order; tools disabled if any
- * control disables them; the first forced tool and response format win); the
- * first control to intercept a call or reject a final answer decides; any
- * control may abort a turn on reasoning progress.
+ * control disables them; the first forced tool, response format and final
+ * reply win); the first control to intercept a call, reject a final answer or
+ * answer a refused call decides; any control may abort a turn on reasoning
+ * progress.
  */
 export class ControlPipeline {
   readonly #controls: readonly RunControl[];
@@ -43,6 +48,12 @@ export class ControlPipeline {
     return this.#hostTools.get(name);
   }
 
+  /** Tells the controls what the run's execution starts with: its model, and every tool it may offer. */
+  start(model: ResolvedModel, validator: SchemaValidator, declaredTools: readonly string[]): void {
+    const run = { model, validator, tools: [...declaredTools, ...this.#hostTools.keys()] };
+    for (const control of this.#controls) control.start?.(run);
+  }
+
   async beforeTurn(context: TurnContext): Promise<TurnAdjustments> {
     const merged: TurnAdjustments = {};
     for (const control of this.#controls) {
@@ -58,6 +69,7 @@ export class ControlPipeline {
         ];
       }
       if (adjustments.responseFormat) merged.responseFormat ??= adjustments.responseFormat;
+      if (adjustments.finishWith !== undefined) merged.finishWith ??= adjustments.finishWith;
     }
     return merged;
   }
@@ -100,6 +112,24 @@ export class ControlPipeline {
       if (verdict && verdict !== 'accept') return verdict;
     }
     return 'accept';
+  }
+
+  /** The first control's answer to a call the provider refused; none: the refusal stands. */
+  onCallRefused(refused: RefusedCall): RefusalAnswer | undefined {
+    for (const control of this.#controls) {
+      const answer = control.onCallRefused?.(refused);
+      if (answer) return answer;
+    }
+    return undefined;
+  }
+
+  /** The `structuredOutput` block of the control enforcing `outputSchema`, if the run has one. */
+  structuredOutput(): StructuredOutputReport | undefined {
+    for (const control of this.#controls) {
+      const report = control.structuredOutput?.();
+      if (report) return report;
+    }
+    return undefined;
   }
 
   snapshot(): ControlStates {

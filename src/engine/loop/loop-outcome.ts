@@ -2,6 +2,7 @@ import { DomainError } from '../../domain/errors.ts';
 import type { StructuredOutputReport, UsageTriple } from '../../domain/run-events.ts';
 import { ModelTurnError } from '../ports.ts';
 import { ServiceShutdown } from './abort-reasons.ts';
+import { ControlFailure } from './control-failure.ts';
 import { InterruptedModelCall } from './interrupted-model-call.ts';
 import {
   cancelledEvent,
@@ -76,6 +77,7 @@ export function isUnexpectedStop(error: unknown): boolean {
   return !(
     error instanceof ModelTurnError ||
     error instanceof ServiceShutdown ||
+    error instanceof ControlFailure ||
     (error instanceof DomainError && error.code === 'invalid_model')
   );
 }
@@ -92,6 +94,19 @@ function failureOf(error: unknown, lastFinishReason: string | null): RunFailure 
       retryable: failure.retryable,
       ...(failure.apiStatus !== undefined && { apiStatus: failure.apiStatus }),
       ...(failure.apiCode !== undefined && { apiCode: failure.apiCode }),
+    };
+  }
+  if (error instanceof ControlFailure) {
+    const { partialText, apiStatus, apiCode } = error.details;
+    return {
+      message: error.message,
+      errorClass: error.errorClass,
+      code: error.errorClass,
+      finishReason: lastFinishReason,
+      ...(partialText !== undefined && { partialText }),
+      retryable: false,
+      ...(apiStatus !== undefined && { apiStatus }),
+      ...(apiCode !== undefined && { apiCode }),
     };
   }
   if (error instanceof DomainError && error.code === 'invalid_model') {

@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ModelMessage } from 'ai';
 import type { Logger } from 'pino';
+import type { TokenUsage } from '../../domain/usage.ts';
 import { ModelTurnError, type CompletedTurn, type ModelCall, type ModelPort } from '../ports.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
 import { ReplayedPrefix } from '../takeover/replayed-prefix.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
+import { estimatedCutTurnUsage } from './cut-turn-usage.ts';
 import { InterruptedModelCall } from './interrupted-model-call.ts';
 import { ModelCallAbort } from './model-call-abort.ts';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
@@ -66,8 +69,9 @@ export class ModelTurnCaller {
     for (let retry = 0; ; retry++) {
       // The model's text in this attempt: the partial reply if the attempt breaks off.
       let streamedText = '';
+      let thinkingChars = 0;
       const abort = new ModelCallAbort(run.stop, run.abort);
-      const onThinking = this.#reasoningWatch(turn, abort);
+      const onThinking = this.#reasoningWatch(turn, abort, request.messages);
       try {
         const completed = await this.#deps.models.call(request, abort.signal, {
           onText: (text) => {
@@ -79,6 +83,7 @@ export class ModelTurnCaller {
           },
           onThinking: (text) => {
             abort.answered();
+            thinkingChars += text.length;
             onThinking?.thought(text);
             const unsent = sentThinking.unsent(text);
             if (unsent !== '') run.emitter.emit('thinking_delta', { text: unsent });
@@ -91,9 +96,13 @@ export class ModelTurnCaller {
           if (run.stop.aborted) throw error;
           // Abandoned on cancel before it answered, cut by a control, or broken off outside the
           // provider (its model thread stopped): the invocation still counts.
-          run.tally.countFailed();
           const partialText = streamedText || replayedText;
-          if (abort.cutByControl) return { kind: 'cut_by_control', partialText };
+          if (abort.cutByControl) {
+            const streamed = { textChars: streamedText.length, thinkingChars };
+            run.tally.countCut(estimatedCutTurnUsage(request, streamed));
+            return { kind: 'cut_by_control', partialText };
+          }
+          run.tally.countFailed();
           if (abort.signal.aborted) throw error;
           // The text already streamed ends the turn, as when a provider stream fails.
           run.endTurnWithPartialText(turn, partialText);
@@ -102,13 +111,23 @@ export class ModelTurnCaller {
         const delay = retryDelayMs(this.#deps.retryPolicy, error.failure, retry, error.emittedOutput);
         if (delay === undefined) {
           run.tally.countFailed();
+          // A control may answer a refusal (an output schema the provider rejects): the call goes
+          // again as it changed it, or the run ends with the control's own failure.
+          const refusal = error.emittedOutput
+            ? undefined
+            : run.pipeline.onCallRefused({ turn, call: request, failure: error.failure });
+          if (refusal && 'retryWith' in refusal) {
+            request = refusal.retryWith;
+            continue;
+          }
+          const failure = refusal?.failWith;
           if (error.partialText !== '' || replayedText === '') {
             run.endTurnWithPartialText(turn, error.partialText);
-            throw error;
+            throw failure ?? error;
           }
           // Failed before any output: the text the client has of this turn is what it streamed before.
           run.endTurnWithPartialText(turn, replayedText);
-          throw new ModelTurnError(error.failure, replayedText, true);
+          throw failure ?? new ModelTurnError(error.failure, replayedText, true);
         }
         this.#deps.logger.info(
           { runId: run.runId, errorClass: error.failure.errorClass, retry: retry + 1, delayMs: delay },
@@ -118,32 +137,45 @@ export class ModelTurnCaller {
           if (run.abort.aborted) throw run.abort.reason;
         });
       } finally {
+        await onThinking?.settled();
         abort.dispose();
       }
     }
   }
 
-  /** Reasoning progress for the controls that watch it (none: no per-delta work). */
-  #reasoningWatch(turn: number, abort: ModelCallAbort) {
-    const { pipeline, emit } = this.#run;
+  /**
+   * Reasoning progress for the controls that watch it (none: no per-delta work). A review decides
+   * while the stream goes on; the attempt ends only once its reviews have (`settled`), so a verdict
+   * and its event never outlive the turn that prompted them.
+   */
+  #reasoningWatch(turn: number, abort: ModelCallAbort, conversation: readonly ModelMessage[]) {
+    const { pipeline, emit, tally } = this.#run;
     if (!pipeline.watchesReasoning) return undefined;
-    let chars = 0;
+    let thoughts = '';
     let spanStart = 0;
+    const reviews: Promise<unknown>[] = [];
+    const reportUsage = (usage: TokenUsage) => tally.countControlUsage(usage);
     return {
       thought: (text: string) => {
-        if (chars === 0) spanStart = Date.now();
-        chars += text.length;
-        const verdict = pipeline.onReasoning({ turn, chars, ms: Date.now() - spanStart, emit });
+        if (thoughts === '') spanStart = Date.now();
+        thoughts += text;
+        const chars = thoughts.length;
+        const ms = Date.now() - spanStart;
+        const verdict = pipeline.onReasoning({ turn, chars, ms, emit, conversation, thoughts, reportUsage });
         if (verdict === 'abort') abort.cut();
-        else if (verdict !== 'continue')
-          void verdict.then(
-            (later) => later === 'abort' && abort.cut(),
-            () => {},
+        else if (verdict !== 'continue') {
+          reviews.push(
+            verdict.then(
+              (later) => later === 'abort' && abort.cut(),
+              () => {},
+            ),
           );
+        }
       },
       spanEnded: () => {
-        chars = 0;
+        thoughts = '';
       },
+      settled: () => Promise.all(reviews),
     };
   }
 }

@@ -1,6 +1,8 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import type { RunEvent } from '../../domain/run-events.ts';
+import type { RunEvent, StructuredOutputReport } from '../../domain/run-events.ts';
+import type { TokenUsage } from '../../domain/usage.ts';
 import type { ModelToolDefinition, ResponseFormat, RunTool, ToolCallRequest } from '../ports.ts';
+import type { RefusalAnswer, RefusedCall, RunStart } from './run-start.ts';
 
 /** What the model receives as one tool call's result. */
 export type ToolOutput = ToolResultPart['output'];
@@ -25,6 +27,8 @@ export interface TurnAdjustments {
   /** Host tools of the control offered to the model this turn, by name. */
   offerHostTools?: string[];
   responseFormat?: ResponseFormat;
+  /** The run ends with this final reply instead of another model turn (a captured synthetic answer). */
+  finishWith?: string;
 }
 
 export interface ToolCallContext {
@@ -46,12 +50,17 @@ export interface RoundSummary {
   turn: number;
   calls: ReadonlyArray<{ call: ToolCallRequest; intercepted: boolean; output: ToolOutput }>;
   emit: EmitEvent;
+  /** The run's conversation so far, this round's results included (set by the loop). */
+  conversation?: readonly ModelMessage[];
+  reportUsage?: ReportUsage;
 }
 
 export interface FinalAnswer {
   turn: number;
   text: string;
   finishReason: string | null;
+  /** Whether the turn could call tools (false on a tools-disabled finishing turn). */
+  toolsCallable: boolean;
   emit: EmitEvent;
 }
 
@@ -67,7 +76,19 @@ export interface ReasoningProgress {
   /** Milliseconds since the span's first thought. */
   ms: number;
   emit: EmitEvent;
+  /** The conversation the turn was asked with (set by the loop). */
+  conversation?: readonly ModelMessage[];
+  /** The thoughts of the current span so far (set by the loop). */
+  thoughts?: string;
+  reportUsage?: ReportUsage;
 }
+
+/**
+ * Adds tokens a control spent on its own model calls (the supervisor's judge) to the run's usage
+ * (terminal `tokens`, not `turns`). Optional on the contexts only so that drivers of other controls
+ * in tests need not build it; the loop always sets it.
+ */
+export type ReportUsage = (usage: TokenUsage) => void;
 
 /** A synthetic tool a control serves itself (never sent to clients, never among the declared tools). */
 export interface HostTool extends ModelToolDefinition {
@@ -92,6 +113,12 @@ export interface RunControl {
   onReasoning?(progress: ReasoningProgress): MaybePromise<'continue' | 'abort'> | void;
   afterRound?(round: RoundSummary): MaybePromise<void>;
   beforeFinish?(final: FinalAnswer): MaybePromise<'accept' | ContinueWith>;
+  /** Called when the run's execution starts, before its first turn (again after a park or takeover). */
+  start?(run: RunStart): void;
+  /** A model call the provider refused for good: the control may retry it changed, or fail the run. */
+  onCallRefused?(refused: RefusedCall): RefusalAnswer | void;
+  /** The terminal events' `structuredOutput` block, from the control that enforces `outputSchema`. */
+  structuredOutput?(): StructuredOutputReport;
   /** The control's state, kept with the run's checkpoint so a takeover restores it. */
   snapshot?(): unknown;
   restore?(state: unknown): void;

@@ -45,7 +45,8 @@ export interface RunSetup {
  * Resolves the run's model again (its connection may have changed since
  * creation), its tools (an MCP server's catalog is listed now, and its session
  * stays open until `close`), and the conversation it starts from (a session
- * run reads its history now, by reference).
+ * run reads its history now, by reference); the controls learn the model and
+ * tools before the first turn.
  */
 export async function setUpRun(
   deps: RunSetupDeps,
@@ -63,6 +64,7 @@ export async function setUpRun(
     signal,
   });
   const declared = opened.tools;
+  pipeline.start(model, deps.validator, [...declared.keys()]);
   const history = effective.sessionHistory
     ? await deps.sessionHistory.history(effective.sessionHistory.sessionId, effective.sessionHistory.items)
     : (effective.history ?? []);
@@ -95,7 +97,7 @@ export async function setUpRun(
  * How the loop emits control events. Continuing a round a takeover found pending, an event the log
  * already holds after the checkpoint is not emitted again.
  */
-export function roundEmitter(emitter: RunEmitter, logged?: LoggedRound): EmitEvent {
+export function roundEmitter(emitter: RunEmitter, logged?: Pick<LoggedRound, 'announced'>): EmitEvent {
   if (!logged || logged.announced.size === 0) return (event) => emitter.emit(event.type, event.data);
   return (event) => {
     if (!logged.announced.has(eventKey(event.type, JSON.stringify(event.data)))) {

@@ -22,8 +22,8 @@ export const NO_STRUCTURED_OUTPUT: StructuredOutputReport = {
 };
 
 /**
- * A run's `structuredOutput` block. Enforcement is a later capability: a schema is reported as
- * requested and, truthfully, as not enforced by any mechanism.
+ * A run's `structuredOutput` block when no control reports one: a run that ended before its
+ * controls started (or has none), with its schema requested and, truthfully, not enforced.
  */
 export function structuredOutputOf(spec: Pick<RunSpec, 'outputSchema'>): StructuredOutputReport {
   return spec.outputSchema === undefined

@@ -105,7 +105,7 @@ export class TurnLoop {
     }
     const event = terminalEventFor(outcome, this.#tally.tally, {
       cancelled,
-      structuredOutput: structuredOutputOf(this.#run.spec),
+      structuredOutput: this.#pipeline.structuredOutput() ?? structuredOutputOf(this.#run.spec),
     });
     return { kind: 'terminal', event };
   }
@@ -140,8 +140,13 @@ export class TurnLoop {
         this.#endTurnWithPartialText(turn, this.#caller.takeReplayedText());
       }
       this.#throwIfAborted();
-      const emit = roundEmitter(this.#emitter);
+      // A run taken over before its first round does not announce again what its log holds.
+      const emit = roundEmitter(
+        this.#emitter,
+        pending ? undefined : start.announced && { announced: start.announced },
+      );
       const adjustments = await this.#pipeline.beforeTurn({ turn, emit });
+      if (adjustments.finishWith !== undefined) return { kind: 'completed', text: adjustments.finishWith };
       if (adjustments.messages) this.#history.push(...adjustments.messages);
       const request = turnRequest(setup.model, this.#history, adjustments, this.#pipeline);
       const result = await this.#caller.call(request.call, turn);
@@ -188,7 +193,13 @@ export class TurnLoop {
       this.#sendAssistantMessage(assistantMessage);
       if (completed.finishReason === 'max_tokens') return { kind: 'truncated', text: completed.text };
       const { text, finishReason } = completed;
-      const verdict = await this.#pipeline.beforeFinish({ turn, text, finishReason, emit });
+      const verdict = await this.#pipeline.beforeFinish({
+        turn,
+        text,
+        finishReason,
+        toolsCallable: request.toolsCallable,
+        emit,
+      });
       if (verdict === 'accept') return { kind: 'completed', text };
       this.#history.push(...completed.responseMessages, ...verdict.continueWith);
     }
@@ -223,7 +234,13 @@ export class TurnLoop {
     }
     this.#history.push(outcome.message);
     this.#retained.push(...outcome.retained);
-    await this.#pipeline.afterRound({ turn: plan.turn, calls: outcome.summary, emit });
+    await this.#pipeline.afterRound({
+      turn: plan.turn,
+      calls: outcome.summary,
+      emit,
+      conversation: [...setup.model.input, ...this.#history],
+      reportUsage: (usage) => this.#tally.countControlUsage(usage),
+    });
     return undefined;
   }
 

@@ -38,6 +38,17 @@ export class UsageTally {
     this.#turns += 1;
   }
 
+  /** An invocation a control cut mid-stream: it counts in `turns`, and what it spent (estimated) in `tokens`. */
+  countCut(usage: TokenUsage): void {
+    this.#turns += 1;
+    this.#tokens = addUsage(this.#tokens, usage);
+  }
+
+  /** Tokens a control spent on its own model calls (the supervisor's judge): `tokens` only, not `turns`. */
+  countControlUsage(usage: TokenUsage): void {
+    this.#tokens = addUsage(this.#tokens, usage);
+  }
+
   /** A turn that broke off: the text it streamed is the run's latest. */
   noteText(text: string): void {
     this.#lastText = text;

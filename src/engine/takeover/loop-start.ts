@@ -20,6 +20,8 @@ export interface LoopStart {
   replayed: { text: string; thinking: string };
   /** Continues an earlier attempt: events already in the log after the checkpoint are not emitted again. */
   resumed: boolean;
+  /** Taken over before its first tool round: the announcements the log already holds (a seeded plan). */
+  announced?: ReadonlySet<string>;
 }
 
 /** A run's first start: an empty log. */
@@ -49,7 +51,7 @@ export async function loopStartFromLog(
   if (!point) return undefined;
   const replayed = { text: point.partialText, thinking: point.partialThinking };
   const state = point.checkpoint?.state;
-  if (!state) return { ...freshStart(), replayed, resumed: true };
+  if (!state) return { ...freshStart(), replayed, resumed: true, announced: point.announced };
   return {
     history: state.messages,
     tally: { tokens: state.tokens, turns: state.turns, lastText: state.lastText },

@@ -24,6 +24,12 @@ const ANNOUNCEMENTS: ReadonlySet<RunEventType> = new Set([
   'tool_result',
 ]);
 
+/**
+ * Control announcements that may come before a run's first checkpoint or in the middle of a turn (a
+ * seeded plan before the first turn, a mid-reasoning review): recorded wherever they are.
+ */
+const ANNOUNCED_ANYWHERE: ReadonlySet<RunEventType> = new Set(['supervisor', 'task_plan']);
+
 /** The identity of an emitted event, to recognize the same announcement in the log. */
 export function eventKey(type: RunEventType, dataJson: string): string {
   return `${type}\n${dataJson}`;
@@ -54,6 +60,10 @@ export function resumePointOf(
       const { text } = JSON.parse(event.dataJson) as { text: string };
       if (type === 'assistant_delta') partialText += text;
       else partialThinking += text;
+      continue;
+    }
+    if (ANNOUNCED_ANYWHERE.has(type)) {
+      announced.add(eventKey(type, event.dataJson));
       continue;
     }
     // Round events belong to the checkpoint's pending round, and come before the next turn's deltas.

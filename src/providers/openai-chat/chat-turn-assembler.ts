@@ -1,7 +1,7 @@
 import { InvalidResponseDataError, JSONParseError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { generateId, secureJsonParse, StreamingToolCallTracker } from '@ai-sdk/provider-utils';
 import { mapOpenAICompatibleFinishReason } from '@ai-sdk/openai-compatible/internal';
-import { ToolChoiceViolationError, type ContentPart, type ToolSet } from 'ai';
+import type { ContentPart, ToolSet } from 'ai';
 import type { ModelTurnOutput, ToolCallRequest } from '../../engine/ports.ts';
 import type { TokenUsage } from '../../domain/usage.ts';
 import {
@@ -245,7 +245,7 @@ export class ChatTurnAssembler {
       });
     }
 
-    const { toolCalls, withheld } = this.#toolCalls(finishReason);
+    const { toolCalls, withheld } = this.#toolCalls();
     return {
       text: this.#text,
       emitted: this.#emitted,
@@ -260,27 +260,16 @@ export class ChatTurnAssembler {
 
   /**
    * The turn's tool calls, parsed as the SDK parses them. With tool choice `none` they are withheld
-   * (the turn ends with its text, as asked); a forced tool the model did not call fails the turn.
+   * (the turn ends with its text, as asked); a forced tool the model did not call leaves the turn
+   * with what it said, as on the SDK path (the run's controls decide what follows).
    */
-  #toolCalls(finishReason: AssembledTurn['finishReason']): {
+  #toolCalls(): {
     toolCalls: ToolCallRequest[];
     withheld: boolean;
   } {
     const parsed = this.#toolCallParts.map((part) => parsedToolCall(part, this.#request.tools));
     this.#content.push(...(parsed as Content[]));
-    const choice = this.#request.toolChoice;
-    if (choice === 'none') return { toolCalls: [], withheld: parsed.length > 0 };
-    if (typeof choice === 'object' && finishReason.unified !== 'interrupted') {
-      if (!parsed.some((call) => call.toolName === choice.toolName)) {
-        this.#failure ??= new ToolChoiceViolationError({
-          toolChoice: { type: 'tool', toolName: choice.toolName },
-          finishReason: finishReason.unified as never,
-          provider: this.#request.provider,
-          modelId: String(this.#request.body.model),
-          content: [],
-        });
-      }
-    }
+    if (this.#request.toolChoice === 'none') return { toolCalls: [], withheld: parsed.length > 0 };
     const toolCalls = parsed.map((call) => ({ id: call.toolCallId, name: call.toolName, input: call.input }));
     return { toolCalls, withheld: false };
   }

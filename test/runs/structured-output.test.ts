@@ -1,0 +1,495 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { RecordedRequest, ScriptedTurn } from '../fakes/scripted-reply.ts';
+import { ofType, onlyError, startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
+import type { SseFrame } from '../support/sse-client.ts';
+import { startSessionFixture, type SessionFixture } from '../sessions/session-support.ts';
+
+/**
+ * `outputSchema` over HTTP: the fake provider records what the service sent (the response format,
+ * the synthetic tool and the tool choice) and plays a model that answers in or off the schema.
+ */
+
+const SCHEMA = {
+  type: 'object',
+  properties: { answer: { type: 'string' } },
+  required: ['answer'],
+  additionalProperties: false,
+};
+const OUTPUT_SCHEMA = { name: 'answer', schema: SCHEMA };
+const STRICT = { ...OUTPUT_SCHEMA, enforcement: 'strict' };
+
+/** The `current_time` plugin: a server tool that runs on the service, needs no network. */
+const CLOCK = { kind: 'svc_plugin', name: 'current_time' };
+const LOOKUP = {
+  kind: 'local',
+  name: 'lookup',
+  parameters: { type: 'object', properties: { q: { type: 'string' } } },
+};
+
+const clockCall = (id: string): ScriptedTurn => ({
+  toolCalls: [{ id, name: 'current_time', input: { timeZone: 'UTC' } }],
+});
+const reply = (text: string): ScriptedTurn => ({ text: [text] });
+const finalReport = (id: string, input: Record<string, unknown>): ScriptedTurn => ({
+  toolCalls: [{ id, name: 'final_report', input }],
+});
+
+const ENFORCED_NATIVE = {
+  schemaRequested: true,
+  schemaEnforced: true,
+  enforcementMechanism: 'native_schema',
+  unconstrainedFallbackOccurred: false,
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider wire JSON
+type Wire = Record<string, any>;
+
+function bodyOf(request: RecordedRequest | undefined): Wire {
+  if (!request) throw new Error('no such provider request');
+  return request.body as Wire;
+}
+
+/** The text of every user message of a request (tool results left out), in order. */
+function userTexts(request: RecordedRequest | undefined): string[] {
+  return (bodyOf(request).messages as Wire[])
+    .filter((message) => message.role === 'user')
+    .map((message) =>
+      typeof message.content === 'string'
+        ? message.content
+        : (message.content as Wire[])
+            .filter((part) => part.type === 'text')
+            .map((part) => String(part.text))
+            .join(''),
+    )
+    .filter((text) => text !== '');
+}
+
+const terminalOf = (frames: readonly SseFrame[]) => frames.at(-1)?.data.data ?? {};
+
+describe('outputSchema on a native JSON-schema provider (openai-chat)', { timeout: 90_000 }, () => {
+  let fixture: SessionFixture;
+  before(async () => {
+    fixture = await startSessionFixture('openai-chat');
+  });
+  after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
+
+  it('native_schema: every provider request carries response_format json_schema, tool turns included; result.text is the JSON reply', async () => {
+    fixture.fake.enqueue(clockCall('c1'), reply('{"answer":"noon"}'));
+    const { runId, frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'time?',
+      tools: [CLOCK],
+      outputSchema: OUTPUT_SCHEMA,
+    });
+
+    assert.equal(types(frames).at(-1), 'result');
+    const result = terminalOf(frames);
+    assert.equal(result.text, '{"answer":"noon"}');
+    assert.deepEqual(result.structuredOutput, ENFORCED_NATIVE);
+    assert.equal(ofType(frames, 'tool_result').length, 1, 'the tool turn ran');
+
+    const requests = fixture.fake.requests;
+    assert.equal(requests.length, 2);
+    for (const request of requests) {
+      const format = bodyOf(request).response_format;
+      assert.equal(format?.type, 'json_schema');
+      assert.equal(format?.json_schema?.name, 'answer');
+      assert.deepEqual(format?.json_schema?.schema, SCHEMA);
+    }
+    assert.ok(bodyOf(requests[0]).tools?.length === 1, 'the first request was a tool turn');
+
+    const snapshot = await fixture.runSnapshot(runId);
+    assert.equal(snapshot.body.status, 'succeeded');
+    assert.equal(snapshot.body.finalText, '{"answer":"noon"}');
+  });
+
+  it('without outputSchema: no response_format, and the default structuredOutput block', async () => {
+    fixture.fake.enqueue(reply('plain'));
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    assert.deepEqual(terminalOf(frames).structuredOutput, {
+      schemaRequested: false,
+      schemaEnforced: false,
+      enforcementMechanism: 'none',
+      unconstrainedFallbackOccurred: false,
+    });
+    assert.equal(bodyOf(fixture.fake.requests[0]).response_format, undefined);
+  });
+
+  it('a final reply off the schema gets one correction turn, and a conforming second reply succeeds enforced', async () => {
+    fixture.fake.enqueue(reply('noon, I think'), reply('{"answer":"noon"}'));
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+    assert.equal(types(frames).at(-1), 'result');
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
+    assert.equal(fixture.fake.requests.length, 2);
+    assert.match(userTexts(fixture.fake.requests[1]).at(-1) ?? '', /does not match the required JSON schema/);
+  });
+
+  it('strict: a reply still off the schema after the correction fails structured_output_not_enforced, the reply kept as partialText', async () => {
+    fixture.fake.enqueue(reply('noon'), reply('{"answer":12}'));
+    const { runId, frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      outputSchema: STRICT,
+    });
+    const error = terminalOf(frames);
+    assert.equal(types(frames).at(-1), 'error');
+    assert.equal(error.errorClass, 'structured_output_not_enforced');
+    assert.equal(error.code, 'structured_output_not_enforced');
+    assert.equal(error.partialText, '{"answer":12}');
+    assert.equal(error.retryable, false);
+    assert.deepEqual(error.structuredOutput, { ...ENFORCED_NATIVE, schemaEnforced: false });
+    assert.equal(fixture.fake.requests.length, 2, 'one correction, no more');
+    const snapshot = await fixture.runSnapshot(runId);
+    assert.equal(snapshot.body.status, 'failed');
+    assert.equal(snapshot.body.finalText, '{"answer":12}');
+    assert.equal(snapshot.body.failureReason?.errorClass, 'structured_output_not_enforced');
+  });
+
+  it('best_effort: a reply still off the schema after the correction is the result, with schemaEnforced false', async () => {
+    fixture.fake.enqueue(reply('noon'), reply('still noon'));
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(types(frames).at(-1), 'result');
+    assert.equal(terminalOf(frames).text, 'still noon');
+    assert.deepEqual(terminalOf(frames).structuredOutput, { ...ENFORCED_NATIVE, schemaEnforced: false });
+  });
+
+  const SCHEMA_REJECTION = {
+    type: 'http-error' as const,
+    status: 400,
+    message:
+      "Invalid schema for response_format 'answer': In context=(), 'additionalProperties' is required to be supplied and to be false.",
+  };
+
+  it('best_effort: a provider that rejects the schema (400) gets the turn again without it, and the run remembers: no later request carries it', async () => {
+    fixture.fake.enqueue(SCHEMA_REJECTION, clockCall('c1'), reply('It is noon.'));
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'time?',
+      tools: [CLOCK],
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(types(frames).at(-1), 'result');
+    const result = terminalOf(frames);
+    assert.equal(result.text, 'It is noon.');
+    assert.deepEqual(result.structuredOutput, {
+      schemaRequested: true,
+      schemaEnforced: false,
+      enforcementMechanism: 'none',
+      unconstrainedFallbackOccurred: true,
+    });
+    const requests = fixture.fake.requests;
+    // The refused call, its retry, the turn after the tool, and the one correction of the plain reply.
+    assert.equal(requests.length, 4);
+    assert.equal(bodyOf(requests[0]).response_format?.type, 'json_schema');
+    for (const request of requests.slice(1)) assert.equal(bodyOf(request).response_format, undefined);
+    assert.deepEqual(bodyOf(requests[1]).messages, bodyOf(requests[0]).messages, 'the same turn, sent again');
+    // Unconstrained, the correction shows the model the schema itself.
+    assert.ok(userTexts(requests[3]).at(-1)?.includes(JSON.stringify(SCHEMA)));
+  });
+
+  it('strict: a provider that rejects the schema fails the run with structured_output_schema_rejected, keeping the provider message, apiStatus and apiCode', async () => {
+    fixture.fake.enqueue(SCHEMA_REJECTION);
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+    const error = onlyError(frames, {
+      errorClass: 'structured_output_schema_rejected',
+      code: 'structured_output_schema_rejected',
+      apiStatus: 400,
+      apiCode: 'invalid_request_error',
+      retryable: false,
+      turns: 1,
+    });
+    assert.equal(error.error, SCHEMA_REJECTION.message);
+    assert.deepEqual(error.structuredOutput, { ...ENFORCED_NATIVE, schemaEnforced: false });
+    assert.equal(fixture.fake.requests.length, 1, 'strict never retries without the schema');
+  });
+
+  it('a 400 that does not name the schema stands as invalid_request, even under best_effort', async () => {
+    fixture.fake.enqueue({ type: 'http-error', status: 400, message: 'Invalid image URL.' });
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    onlyError(frames, { errorClass: 'invalid_request', apiStatus: 400 });
+    assert.equal(fixture.fake.requests.length, 1);
+  });
+
+  it("session inheritance: the session's outputSchema applies to its message runs; a message's override holds for that run only", async () => {
+    const sessionId = await fixture.newSession({ systemPrompt: 's', outputSchema: OUTPUT_SCHEMA });
+    const override = { name: 'verdict', schema: { type: 'object', properties: { ok: { type: 'boolean' } } } };
+    fixture.fake.enqueue(reply('{"answer":"one"}'), reply('{"ok":true}'), reply('{"answer":"three"}'));
+
+    const first = await fixture.sendMessage(sessionId, { prompt: 'one' });
+    const second = await fixture.sendMessage(sessionId, { prompt: 'two', outputSchema: override });
+    const third = await fixture.sendMessage(sessionId, { prompt: 'three' });
+
+    const names = fixture.fake.requests.map((request) => bodyOf(request).response_format?.json_schema?.name);
+    assert.deepEqual(names, ['answer', 'verdict', 'answer']);
+    for (const { frames } of [first, second, third]) {
+      assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
+    }
+    assert.equal(terminalOf(second.frames).text, '{"ok":true}');
+  });
+
+  it('an agentId run enforces the outputSchema of its request, as an ephemeral run does', async () => {
+    const agent = await fixture.server.admin('POST', `/workspaces/${fixture.slug}/agents`, {
+      name: 'Reporter',
+      systemPrompt: 'You are the stored agent.',
+    });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    fixture.fake.enqueue(reply('{"answer":"stored"}'));
+    const { frames } = await fixture.runToEnd({
+      agentId: agent.body.id,
+      prompt: 'p',
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(terminalOf(frames).text, '{"answer":"stored"}');
+    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
+    assert.equal(bodyOf(fixture.fake.requests[0]).response_format?.json_schema?.name, 'answer');
+  });
+});
+
+describe('outputSchema on a tool-call family (anthropic-messages): final_report', { timeout: 90_000 }, () => {
+  let fixture: SessionFixture;
+  before(async () => {
+    fixture = await startSessionFixture('anthropic-messages');
+  });
+  after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
+
+  const ENFORCED_SYNTHETIC = {
+    schemaRequested: true,
+    schemaEnforced: true,
+    enforcementMechanism: 'synthetic_tool',
+    unconstrainedFallbackOccurred: false,
+  };
+  const toolNames = (request: RecordedRequest | undefined) =>
+    (bodyOf(request).tools as Wire[] | undefined)?.map((tool) => tool.name);
+
+  it('final_report is offered beside the declared tools, forced on the tools-disabled finishing turn after a text answer, and its input becomes result.text; the client never sees it', async () => {
+    fixture.fake.enqueue(reply('It is noon.'), finalReport('fr1', { answer: 'noon' }));
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'time?',
+      tools: [LOOKUP],
+      outputSchema: OUTPUT_SCHEMA,
+    });
+
+    assert.equal(types(frames).at(-1), 'result');
+    const result = terminalOf(frames);
+    assert.equal(result.text, '{"answer":"noon"}');
+    assert.deepEqual(result.structuredOutput, ENFORCED_SYNTHETIC);
+    assert.equal(result.turns, 2);
+    assert.deepEqual(ofType(frames, 'local_tool_call'), [], 'final_report is never a client call');
+    assert.deepEqual(ofType(frames, 'tool_call'), [], 'nor a published server call');
+
+    const [first, second] = fixture.fake.requests;
+    assert.equal(fixture.fake.requests.length, 2);
+    assert.deepEqual(toolNames(first), ['lookup', 'final_report']);
+    assert.deepEqual(bodyOf(first).tools[1].input_schema, SCHEMA);
+    assert.equal(bodyOf(first).tool_choice?.type, 'auto');
+    assert.deepEqual(bodyOf(second).tool_choice, { type: 'tool', name: 'final_report' });
+    assert.match(userTexts(second).at(-1) ?? '', /calling the final_report tool/);
+  });
+
+  it('a run with no other tool is forced to final_report from its first turn, and a conforming call ends it there', async () => {
+    fixture.fake.enqueue(finalReport('fr1', { answer: 'noon' }));
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_SYNTHETIC);
+    assert.equal(fixture.fake.requests.length, 1);
+    assert.deepEqual(toolNames(fixture.fake.requests[0]), ['final_report']);
+    assert.deepEqual(bodyOf(fixture.fake.requests[0]).tool_choice, { type: 'tool', name: 'final_report' });
+  });
+
+  it('final_report called beside another tool is not recorded: the other call runs, and the model is told to call it alone', async () => {
+    fixture.fake.enqueue(
+      {
+        toolCalls: [
+          ...(clockCall('c1').toolCalls ?? []),
+          { id: 'fr1', name: 'final_report', input: { answer: 'early' } },
+        ],
+      },
+      finalReport('fr2', { answer: 'noon' }),
+    );
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'time?',
+      tools: [CLOCK],
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    assert.equal(ofType(frames, 'tool_result').length, 1, 'current_time ran');
+    const results = (bodyOf(fixture.fake.requests[1]).messages as Wire[])
+      .flatMap((message) => (Array.isArray(message.content) ? (message.content as Wire[]) : []))
+      .filter((block) => block.type === 'tool_result' && block.tool_use_id === 'fr1');
+    assert.match(JSON.stringify(results), /call it on its own/);
+  });
+
+  it('final_report input off the schema is answered with its violations and forced once more; strict then fails structured_output_not_enforced', async () => {
+    fixture.fake.enqueue(finalReport('fr1', { answer: 1 }), finalReport('fr2', { wrong: true }));
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+    const error = terminalOf(frames);
+    assert.equal(error.errorClass, 'structured_output_not_enforced');
+    assert.equal(error.partialText, '{"wrong":true}');
+    assert.deepEqual(error.structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
+    assert.equal(fixture.fake.requests.length, 2);
+    assert.deepEqual(bodyOf(fixture.fake.requests[1]).tool_choice, { type: 'tool', name: 'final_report' });
+  });
+
+  it('with thinking on, the forced choice becomes auto (final_report alone is sent); a compliant model still answers through it', async () => {
+    fixture.fake.enqueue({ thinking: ['Reporting.'], ...finalReport('fr1', { answer: 'noon' }) });
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      reasoningLevel: 'high',
+      outputSchema: STRICT,
+    });
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_SYNTHETIC);
+    const [request] = fixture.fake.requests;
+    assert.equal(bodyOf(request).thinking?.type, 'enabled');
+    assert.deepEqual(toolNames(request), ['final_report']);
+    assert.equal(bodyOf(request).tool_choice?.type, 'auto');
+  });
+
+  it('with thinking on, a text answer on the finishing turn (auto, not forced) gets one insisting turn; then best_effort takes the text, not enforced', async () => {
+    fixture.fake.enqueue(
+      { thinking: ['Hmm.'], text: ['It is noon.'] },
+      { thinking: ['Hmm.'], text: ['Noon, as I said.'] },
+    );
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      reasoningLevel: 'high',
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(types(frames).at(-1), 'result');
+    assert.equal(terminalOf(frames).text, 'Noon, as I said.');
+    assert.deepEqual(terminalOf(frames).structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
+    const requests = fixture.fake.requests;
+    assert.equal(requests.length, 2);
+    for (const request of requests) {
+      assert.deepEqual(toolNames(request), ['final_report']);
+      assert.equal(bodyOf(request).tool_choice?.type, 'auto', 'thinking turns the forced choice into auto');
+    }
+    assert.match(userTexts(requests[1]).at(-1) ?? '', /only accepted through the final_report tool/);
+  });
+
+  it('with thinking on, strict fails structured_output_not_enforced when the model keeps answering in text', async () => {
+    fixture.fake.enqueue({ thinking: ['Hmm.'], text: ['It is noon.'] });
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      reasoningLevel: 'high',
+      outputSchema: STRICT,
+    });
+    const error = terminalOf(frames);
+    assert.equal(error.errorClass, 'structured_output_not_enforced');
+    assert.equal(error.partialText, 'It is noon.');
+    assert.deepEqual(error.structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
+    assert.equal(fixture.fake.requests.length, 2);
+  });
+
+  const TOOL_SCHEMA_REJECTION = {
+    type: 'http-error' as const,
+    status: 400,
+    message: 'tools.1.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12.',
+  };
+
+  it('strict: a rejected final_report schema fails structured_output_schema_rejected with the provider message, apiStatus and apiCode', async () => {
+    fixture.fake.enqueue(TOOL_SCHEMA_REJECTION);
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+    const error = onlyError(frames, {
+      errorClass: 'structured_output_schema_rejected',
+      apiStatus: 400,
+      apiCode: 'invalid_request_error',
+      error: TOOL_SCHEMA_REJECTION.message,
+    });
+    assert.deepEqual(error.structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
+  });
+
+  it('best_effort: a rejected final_report schema is dropped for the rest of the run, and the plain reply is the result', async () => {
+    fixture.fake.enqueue(TOOL_SCHEMA_REJECTION, clockCall('c1'), reply('{"answer":"noon"}'));
+    const { frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'time?',
+      tools: [CLOCK],
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    assert.deepEqual(terminalOf(frames).structuredOutput, {
+      schemaRequested: true,
+      schemaEnforced: false,
+      enforcementMechanism: 'none',
+      unconstrainedFallbackOccurred: true,
+    });
+    const names = fixture.fake.requests.map(toolNames);
+    assert.deepEqual(names, [['current_time', 'final_report'], ['current_time'], ['current_time']]);
+  });
+});
+
+describe(
+  'outputSchema on Gemini before 3 (google-generative-ai): set_model_response with tools',
+  { timeout: 90_000 },
+  () => {
+    let fixture: RunFixture;
+    before(async () => {
+      fixture = await startRunFixture('google-generative-ai', {
+        model: { vendorModelId: 'gemini-2.5-flash' },
+      });
+    });
+    after(() => fixture.close());
+    afterEach(() => fixture.cleanUp());
+
+    const declarations = (request: RecordedRequest | undefined) =>
+      ((bodyOf(request).tools as Wire[] | undefined) ?? []).flatMap(
+        (tool) => (tool.functionDeclarations as Wire[] | undefined) ?? [],
+      );
+
+    it('a run with tools gets set_model_response (its parameters the schema, no response schema beside the tools), and its arguments become result.text', async () => {
+      fixture.fake.enqueue(clockCall('c1'), {
+        toolCalls: [{ id: 's1', name: 'set_model_response', input: { answer: 'noon' } }],
+      });
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'time?',
+        tools: [CLOCK],
+        outputSchema: STRICT,
+      });
+      assert.equal(types(frames).at(-1), 'result');
+      assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+      assert.deepEqual(terminalOf(frames).structuredOutput, {
+        schemaRequested: true,
+        schemaEnforced: true,
+        enforcementMechanism: 'synthetic_tool',
+        unconstrainedFallbackOccurred: false,
+      });
+      assert.deepEqual(ofType(frames, 'local_tool_call'), []);
+      for (const request of fixture.fake.requests) {
+        assert.deepEqual(
+          declarations(request).map((declaration) => declaration.name),
+          ['current_time', 'set_model_response'],
+        );
+        assert.equal(bodyOf(request).generationConfig?.responseMimeType, undefined);
+      }
+    });
+
+    it('a run without tools keeps the native response schema', async () => {
+      fixture.fake.enqueue(reply('{"answer":"noon"}'));
+      const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+      assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+      assert.equal(terminalOf(frames).structuredOutput.enforcementMechanism, 'native_schema');
+      const config = bodyOf(fixture.fake.requests[0]).generationConfig;
+      assert.equal(config?.responseMimeType, 'application/json');
+      assert.equal(declarations(fixture.fake.requests[0]).length, 0);
+    });
+  },
+);

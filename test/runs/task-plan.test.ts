@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { RecordedRequest } from '../fakes/scripted-reply.ts';
+import { ofType, types, type FakeApi } from '../support/run-fixture.ts';
+import type { SseFrame } from '../support/sse-client.ts';
+import { startSessionFixture, type SessionFixture } from '../sessions/session-support.ts';
+
+/**
+ * The `plan` run control (task plans) over HTTP, against fake providers speaking the real wire
+ * protocols: what the provider is offered, what the client's stream carries, mode required end to
+ * end, and the session's default against a message's override.
+ */
+
+const APIS: readonly FakeApi[] = ['openai-chat', 'anthropic-messages'];
+
+const LOOKUP = {
+  kind: 'local',
+  name: 'lookup',
+  description: 'Looks a word up.',
+  parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+};
+
+/** What the model is told before its first turn in mode required (in the request's last messages). */
+const REQUIRED_NOTICE = '[task plan] This run requires a task plan';
+
+/** The tool names a request offers, on either wire (`function.name` on OpenAI Chat, `name` on Anthropic). */
+function offeredTools(request: RecordedRequest | undefined): string[] {
+  const body = request?.body as { tools?: Array<{ name?: string; function?: { name: string } }> } | undefined;
+  return (body?.tools ?? []).map((tool) => tool.function?.name ?? tool.name ?? '?').sort();
+}
+
+/** Whether the request carries the text anywhere (a message, a tool result, a description). */
+function carries(request: RecordedRequest | undefined, text: string): boolean {
+  return (request?.rawBody ?? '').includes(JSON.stringify(text).slice(1, -1));
+}
+
+const withoutDeltas = (frames: readonly SseFrame[]) =>
+  types([...frames]).filter((type) => type !== 'assistant_delta' && type !== 'thinking_delta');
+
+const planFrames = (frames: readonly SseFrame[]) =>
+  ofType(frames, 'task_plan').map((frame) => frame.data.data);
+
+for (const api of APIS) {
+  describe(`the plan control over HTTP (${api})`, { timeout: 60_000 }, () => {
+    let fixture: SessionFixture;
+    before(async () => {
+      fixture = await startSessionFixture(api);
+    });
+    after(() => fixture.close());
+    afterEach(() => fixture.cleanUp());
+
+    it('the provider request offers update_task_plan when plan is true, and not when plan is omitted or false', async () => {
+      fixture.fake.enqueue({ text: ['ok'] });
+      for (const plan of [true, undefined, false]) {
+        const { frames } = await fixture.runToEnd({
+          systemPrompt: 's',
+          prompt: 'hi',
+          tools: [LOOKUP],
+          ...(plan !== undefined && { plan }),
+        });
+        assert.equal(types(frames).at(-1), 'result');
+      }
+      assert.deepEqual(fixture.fake.requests.map(offeredTools), [
+        ['lookup', 'update_task_plan'],
+        ['lookup'],
+        ['lookup'],
+      ]);
+    });
+
+    it('the model calling update_task_plan produces task_plan v2 events on the stream, no local_tool_call, and gets the checklist back', async () => {
+      fixture.fake.enqueue(
+        {
+          toolCalls: [
+            {
+              id: 'call_plan_1',
+              name: 'update_task_plan',
+              input: {
+                brief: 'Plan a trip',
+                steps: [
+                  { title: 'Book flight', status: 'in_progress' },
+                  { title: 'Book hotel', status: 'pending' },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              id: 'call_plan_2',
+              name: 'update_task_plan',
+              input: {
+                steps: [
+                  { id: 's1', title: 'Book flight', status: 'done' },
+                  { id: 's2', title: 'Book hotel', status: 'in_progress' },
+                ],
+              },
+            },
+          ],
+        },
+        { text: ['Booked.'] },
+      );
+      const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'trip', plan: true });
+
+      assert.deepEqual(withoutDeltas(frames), [
+        'assistant_message',
+        'task_plan',
+        'assistant_message',
+        'task_plan',
+        'task_plan',
+        'assistant_message',
+        'result',
+      ]);
+      assert.equal(frames.at(-1)?.data.data.text, 'Booked.');
+      assert.equal(ofType(frames, 'local_tool_call').length, 0, 'a host tool is never the client’s');
+
+      const events = planFrames(frames);
+      const [created] = events;
+      assert.match(created?.planId, /^plan_/);
+      assert.deepEqual(
+        events.map((event) => [
+          event.v,
+          event.planId,
+          event.revision,
+          event.mode,
+          event.source,
+          event.transition,
+          event.transitionIndex,
+          event.transitionCount,
+        ]),
+        [
+          [2, created?.planId, 1, 'auto', 'agent', { kind: 'created', stepId: null }, 0, 1],
+          [2, created?.planId, 2, 'auto', 'agent', { kind: 'step_done', stepId: 's1' }, 0, 2],
+          [2, created?.planId, 2, 'auto', 'agent', { kind: 'step_in_progress', stepId: 's2' }, 1, 2],
+        ],
+      );
+      const steps = [
+        { id: 's1', title: 'Book flight', status: 'done' },
+        { id: 's2', title: 'Book hotel', status: 'in_progress' },
+      ];
+      for (const event of events.slice(1)) {
+        assert.equal(event.brief, 'Plan a trip');
+        assert.deepEqual(event.steps, steps, 'mirrored at the top level');
+        assert.deepEqual(event.plan, {
+          v: 2,
+          planId: created?.planId,
+          revision: 2,
+          mode: 'auto',
+          brief: 'Plan a trip',
+          steps,
+        });
+      }
+      const seqs = ofType(frames, 'task_plan').map((frame) => frame.data.seq);
+      assert.ok((seqs[1] ?? 0) < (seqs[2] ?? 0), 'transitions of one update ordered by seq');
+
+      assert.ok(carries(fixture.fake.requests[1], 'Task plan updated (revision 1).'));
+      assert.ok(carries(fixture.fake.requests[2], 's1 [done] Book flight'));
+    });
+
+    it('mode required end to end: a declared tool waits for the plan, then runs; a premature final answer is sent back until the step is done', async () => {
+      const lookup = (id: string) => ({ toolCalls: [{ id, name: 'lookup', input: { q: 'a' } }] });
+      const plan = (id: string, status: string, stepId?: string) => ({
+        toolCalls: [
+          {
+            id,
+            name: 'update_task_plan',
+            input: { steps: [{ ...(stepId && { id: stepId }), title: 'Look up a', status }] },
+          },
+        ],
+      });
+      fixture.fake.enqueue(
+        lookup('call_lookup_1'),
+        plan('call_plan_1', 'in_progress'),
+        lookup('call_lookup_2'),
+        { text: ['Done.'] },
+        plan('call_plan_2', 'done', 's1'),
+        { text: ['Done.'] },
+      );
+      const run = await fixture.startRun({
+        systemPrompt: 's',
+        prompt: 'find a',
+        tools: [LOOKUP],
+        plan: 'required',
+      });
+      const call = await run.waitForType('local_tool_call');
+      assert.equal(
+        call.data.data.toolUseId,
+        'call_lookup_2',
+        'the call made before the plan never reached the client',
+      );
+      const posted = await fixture.postToolResult(run.runId, {
+        toolUseId: 'call_lookup_2',
+        result: 'a letter',
+      });
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      const frames = await run.ended;
+
+      assert.deepEqual(withoutDeltas(frames), [
+        'assistant_message',
+        'assistant_message',
+        'task_plan',
+        'assistant_message',
+        'local_tool_call',
+        'local_tool_result_in',
+        'assistant_message',
+        'assistant_message',
+        'task_plan',
+        'assistant_message',
+        'result',
+      ]);
+      assert.equal(frames.at(-1)?.data.data.text, 'Done.');
+      assert.deepEqual(
+        planFrames(frames).map((event) => [event.revision, event.mode, event.transition]),
+        [
+          [1, 'required', { kind: 'created', stepId: null }],
+          [2, 'required', { kind: 'step_done', stepId: 's1' }],
+        ],
+      );
+
+      const requests = fixture.fake.requests;
+      assert.equal(requests.length, 6);
+      assert.ok(carries(requests[0], REQUIRED_NOTICE), 'told before the first turn');
+      assert.ok(carries(requests[1], 'Not run: this run requires a task plan first'));
+      assert.ok(carries(requests[4], 'still has open steps:\ns1 [in_progress] Look up a'));
+      assert.ok(carries(requests[5], 'Task plan updated (revision 2).\ns1 [done] Look up a'));
+    });
+
+    it('a session created with plan required applies it to its message runs; a message’s override applies to that run only', async () => {
+      fixture.fake.enqueue({ text: ['ok'] });
+      const sessionId = await fixture.newSession({ systemPrompt: 's', plan: 'required' });
+      for (const message of [{ prompt: 'one' }, { prompt: 'two', plan: true }, { prompt: 'three' }]) {
+        const { frames } = await fixture.sendMessage(sessionId, message);
+        assert.equal(types(frames).at(-1), 'result');
+      }
+      const requests = fixture.fake.requests;
+      assert.deepEqual(requests.map(offeredTools), [
+        ['update_task_plan'],
+        ['update_task_plan'],
+        ['update_task_plan'],
+      ]);
+      assert.deepEqual(
+        requests.map((request) => carries(request, REQUIRED_NOTICE)),
+        [true, false, true],
+        'required, then auto for the overriding message, then required again',
+      );
+    });
+
+    it('a session without plan: a message asking for one gets it for that run only', async () => {
+      fixture.fake.enqueue({ text: ['ok'] });
+      const sessionId = await fixture.newSession({ systemPrompt: 's' });
+      for (const message of [{ prompt: 'one', plan: true }, { prompt: 'two' }]) {
+        const { frames } = await fixture.sendMessage(sessionId, message);
+        assert.equal(types(frames).at(-1), 'result');
+      }
+      assert.deepEqual(fixture.fake.requests.map(offeredTools), [['update_task_plan'], []]);
+    });
+  });
+}
