@@ -31,6 +31,7 @@ import { lazyGuardedFetch } from './tools/fetch-guard/lazy-guarded-fetch.ts';
 import { createPluginRegistry, loadPluginModules } from './tools/plugins/plugin-registry.ts';
 import { ModelThreadPool } from './providers/model-threads/model-thread-pool.ts';
 import { supervisorJudges } from './providers/supervisor-judge/supervisor-judge.ts';
+import { taskPlanner } from './providers/task-planner/task-planner.ts';
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 8_000;
@@ -190,8 +191,9 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         // Imported here: with model threads the provider packages load on the threads only.
         models = (await import('./providers/model-port.ts')).inThreadModelPort;
       }
-      // The supervisor's judge calls models as the loop does, through the same port.
+      // The supervisor's judge and a plan-only run's planner call models as the loop does, through the same port.
       const judges = supervisorJudges({ models, resolver: catalog });
+      const planner = taskPlanner(models);
       const executor = new RunExecutor({
         shutdown: shutdown.signal,
         fenceWrites: redis !== undefined,
@@ -204,6 +206,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
             signal,
             logger: options.logger,
             judges,
+            planner,
           }),
         events: repos.runEvents,
         writer,

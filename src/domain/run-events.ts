@@ -124,13 +124,19 @@ export interface TaskPlanData extends Omit<PlanSnapshot, 'v'> {
 
 export type ResultSubtype = 'success' | 'error_local_tool_timeout';
 
+/** A plan-only run's plan, as its `result` carries it. */
+export interface ResultPlan {
+  brief: string;
+  steps: Array<{ title: string; status: PlanStepStatus }>;
+}
+
 export interface ResultData extends UsageTriple {
   subtype: ResultSubtype;
   text: string;
   /** The message, on failure subtypes. */
   error?: string;
   /** Plan-only runs. */
-  plan?: { brief: string; steps: Array<{ title: string; status: PlanStepStatus }> };
+  plan?: ResultPlan;
   structuredOutput: StructuredOutputReport;
 }
 

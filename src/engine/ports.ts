@@ -7,6 +7,7 @@ export type * from './ports/stores.ts';
 export type * from './ports/transport.ts';
 export type * from './ports/tools.ts';
 export type * from './ports/judge.ts';
+export type * from './ports/planner.ts';
 export type {
   CompletedTurn,
   ModelCall,

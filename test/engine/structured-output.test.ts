@@ -383,12 +383,11 @@ describe('outputSchema control: no enforcement path, plan-only, spec and state',
     });
   });
 
-  it('plan planOnly with strict enforcement fails structured_output_not_supported', () => {
+  it('plan planOnly with strict enforcement fails structured_output_not_supported as the run starts, before any plan is drafted', () => {
     const control = structuredOutputControl({ outputSchema: STRICT, plan: { planOnly: true } });
     assert.ok(control);
-    control.start({ model: modelOf('openai-chat'), validator, tools: [] });
     assert.throws(
-      () => control.beforeTurn(),
+      () => control.start({ model: modelOf('openai-chat'), validator, tools: [] }),
       (error: unknown) =>
         error instanceof ControlFailure && error.errorClass === 'structured_output_not_supported',
     );

@@ -152,6 +152,7 @@ describe('supervisor setting forms', () => {
       signal: new AbortController().signal,
       logger: { warn: () => {} } as never,
       judges,
+      planner: { plan: () => Promise.reject(new Error('no planning here')) },
     };
     assert.deepEqual(supervisorControls(undefined, context), []);
     assert.deepEqual(supervisorControls(true, undefined), []);

@@ -11,7 +11,15 @@ import {
 } from '../../src/engine/controls/task-plan/task-plan-control.ts';
 import { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
 import type { HostTool, RunControl, ToolCallContext, ToolOutput } from '../../src/engine/loop/run-control.ts';
-import type { RunTool } from '../../src/engine/ports.ts';
+import { zeroUsage, type TokenUsage } from '../../src/domain/usage.ts';
+import { NO_PLAN_NEEDED } from '../../src/engine/controls/task-plan/plan-only.ts';
+import {
+  ModelTurnError,
+  type DraftedPlan,
+  type PlanningRequest,
+  type RunTool,
+  type TaskPlanner,
+} from '../../src/engine/ports.ts';
 import {
   ofType,
   openLoopHarness,
@@ -580,6 +588,149 @@ describe('the plan control on the turn loop (real loop, store, bus and mock mode
           String(run.calls[0]?.messages.at(-1)?.content),
           /s1 \[pending\] Read logs\ns2 \[pending\] File issues/,
         );
+      }),
+  );
+});
+
+/** A planner answering with `reply` (a plan, null for no plan, or an error to throw), recording its requests. */
+function stubPlanner(reply: DraftedPlan | null | Error) {
+  const requests: PlanningRequest[] = [];
+  const logged: Array<Record<string, unknown>> = [];
+  const usage: TokenUsage = { inputTokens: 120, cachedTokens: 0, reasoningTokens: 0, outputTokens: 30 };
+  const planner: TaskPlanner = {
+    plan: async (request) => {
+      requests.push(structuredClone(request));
+      if (reply instanceof Error) throw reply;
+      return { plan: reply, usage };
+    },
+  };
+  const context = {
+    runId: 'run_planonly',
+    planner,
+    signal: new AbortController().signal,
+    logger: { info: (fields: Record<string, unknown>) => void logged.push(fields) },
+  };
+  return { context, requests, logged, usage };
+}
+
+function planOnlyPipeline(setting: PlanSetting, context: ReturnType<typeof stubPlanner>['context']) {
+  const control = taskPlanControl(setting, context);
+  if (!control) throw new Error('no control');
+  return new ControlPipeline([control]);
+}
+
+describe('plan-only runs on the turn loop (real loop, store, bus and mock model)', () => {
+  it(
+    'planOnly with steps: no model call and no planner; one seeded task_plan, then a result with the plan, its numbered text, turns 0 and zero tokens',
+    TEST_TIMEOUT,
+    () =>
+      withHarness(async (harness) => {
+        const stub = stubPlanner(new Error('never asked'));
+        const setting = { planOnly: true, brief: 'Find a', steps: ['Look up a', 'Report it'] };
+        const run = await harness.start(
+          { prompt: 'find a', tools: [LOOKUP] },
+          planOnlyPipeline(setting, stub.context),
+        );
+        const { terminal, events } = await within(run.ended, 'the end of the run');
+
+        assert.deepEqual(run.calls, []);
+        assert.deepEqual(stub.requests, []);
+        assert.deepEqual(withoutDeltas(events), ['task_plan', 'result']);
+        const [plan] = ofType(events, 'task_plan');
+        assert.deepEqual([plan?.data.source, plan?.data.transition.kind], ['seed', 'seeded']);
+        assert.equal(terminal.type, 'result');
+        if (terminal.type !== 'result') return;
+        assert.deepEqual(terminal.data.plan, {
+          brief: 'Find a',
+          steps: [
+            { title: 'Look up a', status: 'pending' },
+            { title: 'Report it', status: 'pending' },
+          ],
+        });
+        assert.equal(terminal.data.text, '1. Look up a\n2. Report it');
+        assert.equal(terminal.data.turns, 0);
+        assert.deepEqual(terminal.data.tokens, zeroUsage());
+        assert.equal(terminal.data.model.id, 'mock/echo');
+      }),
+  );
+
+  it(
+    'planOnly without steps: one planner call with the run’s system prompt and input, no model turn; its plan is the result, its tokens logged under task_planning and not in the result',
+    TEST_TIMEOUT,
+    () =>
+      withHarness(async (harness) => {
+        const stub = stubPlanner({ brief: 'Find a', steps: ['Look up a', 'Report it'] });
+        const run = await harness.start(
+          { prompt: 'find a' },
+          planOnlyPipeline({ planOnly: true }, stub.context),
+        );
+        const { terminal, events } = await within(run.ended, 'the end of the run');
+
+        assert.deepEqual(run.calls, []);
+        assert.equal(stub.requests.length, 1);
+        assert.equal(stub.requests[0]?.instructions, 'You are the agent under test.');
+        assert.equal(JSON.stringify(stub.requests[0]?.input).includes('find a'), true);
+        assert.deepEqual(withoutDeltas(events), ['task_plan', 'result']);
+        const [plan] = ofType(events, 'task_plan');
+        assert.deepEqual([plan?.data.source, plan?.data.transition.kind], ['planner', 'created']);
+        assert.equal(terminal.type, 'result');
+        if (terminal.type !== 'result') return;
+        assert.equal(terminal.data.text, '1. Look up a\n2. Report it');
+        assert.deepEqual(terminal.data.tokens, zeroUsage());
+        assert.equal(terminal.data.turns, 0);
+        assert.deepEqual(stub.logged, [
+          { runId: 'run_planonly', usageSurface: 'task_planning', model: 'mock/echo', tokens: stub.usage },
+        ]);
+      }),
+  );
+
+  it(
+    'planOnly without steps: a plan with no steps is the brief alone, or a sentence saying none was needed',
+    TEST_TIMEOUT,
+    () =>
+      withHarness(async (harness) => {
+        for (const [brief, text] of [
+          ['Say hello', 'Say hello'],
+          ['', NO_PLAN_NEEDED],
+        ]) {
+          const stub = stubPlanner({ brief: brief ?? '', steps: [] });
+          const run = await harness.start(
+            { prompt: 'hi' },
+            planOnlyPipeline({ planOnly: true }, stub.context),
+          );
+          const { terminal } = await within(run.ended, 'the end of the run');
+          assert.equal(terminal.type, 'result');
+          if (terminal.type !== 'result') return;
+          assert.deepEqual(terminal.data.plan, { brief, steps: [] });
+          assert.equal(terminal.data.text, text);
+        }
+      }),
+  );
+
+  it(
+    'planOnly without steps: a planner that fails ends the run with its errorClass; a reply that is no plan, with unknown',
+    TEST_TIMEOUT,
+    () =>
+      withHarness(async (harness) => {
+        const failure = new ModelTurnError(
+          { errorClass: 'rate_limit', message: 'slow down', retryable: true, apiStatus: 429 },
+          '',
+          false,
+        );
+        for (const [reply, errorClass] of [
+          [failure, 'rate_limit'],
+          [null, 'unknown'],
+        ] as const) {
+          const stub = stubPlanner(reply);
+          const run = await harness.start(
+            { prompt: 'hi' },
+            planOnlyPipeline({ planOnly: true }, stub.context),
+          );
+          const { terminal, events } = await within(run.ended, 'the end of the run');
+          assert.deepEqual(withoutDeltas(events), ['error']);
+          assert.equal(terminal.type === 'error' && terminal.data.errorClass, errorClass);
+          assert.equal(terminal.type === 'error' && terminal.data.turns, 0);
+        }
       }),
   );
 });

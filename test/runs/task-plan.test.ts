@@ -20,6 +20,13 @@ const LOOKUP = {
   parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
 };
 
+const ZERO_TOKENS = { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 };
+
+const OUTPUT_SCHEMA = {
+  name: 'answer',
+  schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+};
+
 /** What the model is told before its first turn in mode required (in the request's last messages). */
 const REQUIRED_NOTICE = '[task plan] This run requires a task plan';
 
@@ -36,6 +43,13 @@ function carries(request: RecordedRequest | undefined, text: string): boolean {
 
 const withoutDeltas = (frames: readonly SseFrame[]) =>
   types([...frames]).filter((type) => type !== 'assistant_delta' && type !== 'thinking_delta');
+
+/** The data of the run's last frame, its terminal event. */
+function terminalData(frames: readonly SseFrame[]) {
+  const data = frames.at(-1)?.data.data;
+  assert.ok(data, 'the run ended');
+  return data;
+}
 
 const planFrames = (frames: readonly SseFrame[]) =>
   ofType(frames, 'task_plan').map((frame) => frame.data.data);
@@ -253,6 +267,132 @@ for (const api of APIS) {
         assert.equal(types(frames).at(-1), 'result');
       }
       assert.deepEqual(fixture.fake.requests.map(offeredTools), [['update_task_plan'], []]);
+    });
+
+    it('planOnly with steps: no provider request at all; the result carries the plan, its numbered text, turns 0 and zero tokens, after one seeded task_plan', async () => {
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'trip',
+        tools: [LOOKUP],
+        plan: { planOnly: true, brief: 'Plan a trip', steps: ['Book flight', ' ', 'Book hotel'] },
+      });
+
+      assert.equal(fixture.fake.requests.length, 0);
+      assert.deepEqual(withoutDeltas(frames), ['task_plan', 'result']);
+      const [event] = planFrames(frames);
+      assert.deepEqual([event?.source, event?.transition], ['seed', { kind: 'seeded', stepId: null }]);
+      const result = terminalData(frames);
+      assert.equal(result.subtype, 'success');
+      assert.deepEqual(result.plan, {
+        brief: 'Plan a trip',
+        steps: [
+          { title: 'Book flight', status: 'pending' },
+          { title: 'Book hotel', status: 'pending' },
+        ],
+      });
+      assert.equal(result.text, '1. Book flight\n2. Book hotel');
+      assert.equal(result.turns, 0);
+      assert.deepEqual(result.tokens, ZERO_TOKENS);
+      assert.equal(typeof result.model?.id, 'string');
+    });
+
+    it('planOnly without steps: one provider request without tools asks for the plan; the JSON reply is the plan and the result’s tokens are zero', async () => {
+      fixture.fake.enqueue({
+        text: ['```json\n{"brief": "Plan a trip", "steps": ["Book flight", "Book hotel"]}\n```'],
+      });
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 'You plan trips.',
+        prompt: 'a trip to Rome',
+        tools: [LOOKUP],
+        plan: { planOnly: true },
+      });
+
+      const { requests } = fixture.fake;
+      assert.equal(requests.length, 1);
+      assert.deepEqual(offeredTools(requests[0]), []);
+      assert.ok(carries(requests[0], 'a trip to Rome'), 'the task is the run’s input');
+      assert.ok(carries(requests[0], 'You plan trips.'), 'with the run’s system prompt');
+      assert.ok(carries(requests[0], 'Do not carry out the task above yet: plan it.'));
+      assert.deepEqual(withoutDeltas(frames), ['task_plan', 'result']);
+      const [event] = planFrames(frames);
+      assert.deepEqual([event?.source, event?.transition], ['planner', { kind: 'created', stepId: null }]);
+      const result = terminalData(frames);
+      assert.deepEqual(result.plan, {
+        brief: 'Plan a trip',
+        steps: [
+          { title: 'Book flight', status: 'pending' },
+          { title: 'Book hotel', status: 'pending' },
+        ],
+      });
+      assert.equal(result.text, '1. Book flight\n2. Book hotel');
+      assert.equal(result.turns, 0);
+      assert.deepEqual(result.tokens, ZERO_TOKENS, 'the planner’s tokens are metered as task_planning');
+    });
+
+    it('planOnly without steps: a plan with no steps is the brief alone', async () => {
+      fixture.fake.enqueue({ text: ['{"brief": "Answer the greeting", "steps": []}'] });
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'hi',
+        plan: { planOnly: true },
+      });
+
+      const result = terminalData(frames);
+      assert.deepEqual(result.plan, { brief: 'Answer the greeting', steps: [] });
+      assert.equal(result.text, 'Answer the greeting');
+      assert.deepEqual(planFrames(frames)[0]?.steps, []);
+    });
+
+    it('planOnly without steps: a reply that is no plan ends the run with an error of class unknown', async () => {
+      fixture.fake.enqueue({ text: ['Sure, I will book it.'] });
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'hi',
+        plan: { planOnly: true },
+      });
+
+      assert.deepEqual(withoutDeltas(frames), ['error']);
+      assert.equal(frames.at(-1)?.data.data.errorClass, 'unknown');
+    });
+
+    it('a session message with planOnly appends nothing to the session’s history', async () => {
+      fixture.fake.enqueue({ text: ['ok'] });
+      const sessionId = await fixture.newSession({ systemPrompt: 's' });
+      await fixture.sendMessage(sessionId, { prompt: 'one' });
+      assert.equal((await fixture.replay(sessionId)).body.total, 2);
+      for (const plan of [{ planOnly: true, steps: ['a', 'b'] }, { planOnly: true }]) {
+        fixture.fake.enqueue({ text: ['{"brief": "b", "steps": ["x"]}'] });
+        const { frames } = await fixture.sendMessage(sessionId, { prompt: 'plan this', plan });
+        assert.equal(frames.at(-1)?.data.data.subtype, 'success');
+        assert.ok(frames.at(-1)?.data.data.plan);
+      }
+      assert.equal((await fixture.replay(sessionId)).body.total, 2, 'the plans are not appended');
+    });
+
+    it('strict outputSchema with planOnly fails structured_output_not_supported, without any provider request', async () => {
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'hi',
+        outputSchema: { ...OUTPUT_SCHEMA, enforcement: 'strict' },
+        plan: { planOnly: true },
+      });
+
+      assert.deepEqual(withoutDeltas(frames), ['error']);
+      assert.equal(frames.at(-1)?.data.data.errorClass, 'structured_output_not_supported');
+      assert.equal(fixture.fake.requests.length, 0);
+    });
+
+    it('best_effort outputSchema with planOnly ends with the plan', async () => {
+      const { frames } = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'hi',
+        outputSchema: { ...OUTPUT_SCHEMA, enforcement: 'best_effort' },
+        plan: { planOnly: true, steps: ['only step'] },
+      });
+
+      assert.equal(frames.at(-1)?.data.data.subtype, 'success');
+      assert.equal(frames.at(-1)?.data.data.text, '1. only step');
+      assert.equal(fixture.fake.requests.length, 0);
     });
   });
 }

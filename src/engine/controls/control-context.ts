@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import type { RunJudges } from '../ports.ts';
+import type { RunJudges, TaskPlanner } from '../ports.ts';
 
 /**
  * What a run's controls may need beyond its spec, given by the worker that executes the run: the
- * controls that make model calls of their own (the supervisor's judge) reach them through it.
+ * controls that make model calls of their own (the supervisor's judge, a plan-only run's planner)
+ * reach them through it.
  */
 export interface ControlRunContext {
   runId: string;
@@ -12,4 +13,5 @@ export interface ControlRunContext {
   signal: AbortSignal;
   logger: Logger;
   judges: RunJudges;
+  planner: TaskPlanner;
 }

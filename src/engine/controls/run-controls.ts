@@ -21,7 +21,7 @@ export function controlPipelineFor(spec: RunSpec, context?: ControlRunContext): 
   const pipeline: ControlPipeline = new ControlPipeline([
     turnBudget(spec.budgets?.maxToolTurns ?? DEFAULT_MAX_TOOL_TURNS),
     // Before the budgets: a call held back until the plan exists never ran, so it spends no budget.
-    ...[taskPlanControl(spec.plan, context?.runId)].filter((control) => control !== undefined),
+    ...[taskPlanControl(spec.plan, context)].filter((control) => control !== undefined),
     toolBudgets(spec.toolBudgets),
     ...(spec.loopDetection === false
       ? []

@@ -230,18 +230,22 @@ async function endsWithTerminalEvent(events: EventStore, runId: string, lastSeq:
   return last !== undefined && isTerminalEventType(last.type);
 }
 
-/** A session run's end: a success appends its turns; anything else only frees the session. */
+/**
+ * A session run's end: a success appends its turns; anything else only frees the session. A
+ * plan-only run's result (it carries a plan) appends nothing: the plan is no turn of the conversation.
+ */
 export function sessionEnd(
   run: Run,
   terminal: TerminalEvent,
   retained: readonly RetainedToolPair[],
 ): SessionRunEnd | undefined {
   if (!run.sessionId) return undefined;
-  const succeeded = terminal.type === 'result' && terminal.data.subtype === 'success';
+  const appends =
+    terminal.type === 'result' && terminal.data.subtype === 'success' && terminal.data.plan === undefined;
   return {
     sessionId: run.sessionId,
     runId: run.id,
-    append: succeeded ? sessionTurnItems(run.spec, retained, terminal.outcome.finalText ?? '') : null,
+    append: appends ? sessionTurnItems(run.spec, retained, terminal.outcome.finalText ?? '') : null,
   };
 }
 

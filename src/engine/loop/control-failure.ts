@@ -1,6 +1,10 @@
 /** The spec's errorClasses a run control ends a run with. */
 export type ControlErrorClass =
-  'structured_output_schema_rejected' | 'structured_output_not_supported' | 'structured_output_not_enforced';
+  | 'structured_output_schema_rejected'
+  | 'structured_output_not_supported'
+  | 'structured_output_not_enforced'
+  /** A plan-only run's planner replied with no plan. */
+  | 'unknown';
 
 export interface ControlFailureDetails {
   /** The reply that failed the control's rule (the run's `finalText`, diagnostic only). */

@@ -13,7 +13,7 @@ import type {
 import type { ResolvedModel } from '../../domain/model.ts';
 import type { StructuredOutputReport } from '../../domain/run-events.ts';
 import type { SchemaValidator } from '../ports.ts';
-import type { RefusalAnswer, RefusedCall } from './run-start.ts';
+import type { RefusalAnswer, RefusedCall, RunStart } from './run-start.ts';
 
 /** Controls' states by control name, as stored with a checkpoint. */
 export type ControlStates = Record<string, unknown>;
@@ -21,10 +21,10 @@ export type ControlStates = Record<string, unknown>;
 /**
  * The run's controls, asked in order at each decision point of the turn loop.
  * Turn adjustments combine (messages in control order; tools disabled if any
- * control disables them; the first forced tool, response format and final
- * reply win); the first control to intercept a call, reject a final answer or
- * answer a refused call decides; any control may abort a turn on reasoning
- * progress.
+ * control disables them; the first forced tool, response format, final
+ * reply and plan-only result win); the first control to intercept a call,
+ * reject a final answer or answer a refused call decides; any control may
+ * abort a turn on reasoning progress.
  */
 export class ControlPipeline {
   readonly #controls: readonly RunControl[];
@@ -48,9 +48,22 @@ export class ControlPipeline {
     return this.#hostTools.get(name);
   }
 
-  /** Tells the controls what the run's execution starts with: its model, and every tool it may offer. */
-  start(model: ResolvedModel, validator: SchemaValidator, declaredTools: readonly string[]): void {
-    const run = { model, validator, tools: [...declaredTools, ...this.#hostTools.keys()] };
+  /**
+   * Tells the controls what the run's execution starts with: its model, every tool it may offer and
+   * the conversation it starts from.
+   */
+  start(
+    model: ResolvedModel,
+    validator: SchemaValidator,
+    declaredTools: readonly string[],
+    conversation?: RunStart['conversation'],
+  ): void {
+    const run: RunStart = {
+      model,
+      validator,
+      tools: [...declaredTools, ...this.#hostTools.keys()],
+      ...(conversation && { conversation }),
+    };
     for (const control of this.#controls) control.start?.(run);
   }
 
@@ -70,6 +83,7 @@ export class ControlPipeline {
       }
       if (adjustments.responseFormat) merged.responseFormat ??= adjustments.responseFormat;
       if (adjustments.finishWith !== undefined) merged.finishWith ??= adjustments.finishWith;
+      if (adjustments.finishWithPlan) merged.finishWithPlan ??= adjustments.finishWithPlan;
     }
     return merged;
   }

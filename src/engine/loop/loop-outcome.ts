@@ -4,9 +4,11 @@ import { ModelTurnError } from '../ports.ts';
 import { ServiceShutdown } from './abort-reasons.ts';
 import { ControlFailure } from './control-failure.ts';
 import { InterruptedModelCall } from './interrupted-model-call.ts';
+import type { PlannedResult } from './run-control.ts';
 import {
   cancelledEvent,
   errorEvent,
+  plannedResultEvent,
   resultEvent,
   type RunFailure,
   type TerminalEvent,
@@ -16,6 +18,8 @@ import {
 export type LoopOutcome =
   /** The model gave its final reply. */
   | { kind: 'completed'; text: string }
+  /** A plan-only run ended with its plan, before any model turn. */
+  | ({ kind: 'planned' } & PlannedResult)
   /** The final reply ran out of output tokens. */
   | { kind: 'truncated'; text: string }
   /** A client tool call got no answer in time. */
@@ -48,6 +52,8 @@ export function terminalEventFor(outcome: LoopOutcome, tally: RunTally, context:
   switch (outcome.kind) {
     case 'completed':
       return resultEvent(outcome.text, usage, context.structuredOutput);
+    case 'planned':
+      return plannedResultEvent(outcome, usage.model, context.structuredOutput);
     case 'truncated':
       return fail({
         message: 'the model ran out of output tokens before finishing its reply',

@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import type { RunEvent, StructuredOutputReport } from '../../domain/run-events.ts';
+import type { ResultPlan, RunEvent, StructuredOutputReport } from '../../domain/run-events.ts';
 import type { TokenUsage } from '../../domain/usage.ts';
 import type { ModelToolDefinition, ResponseFormat, RunTool, ToolCallRequest } from '../ports.ts';
 import type { RefusalAnswer, RefusedCall, RunStart } from './run-start.ts';
@@ -29,6 +29,14 @@ export interface TurnAdjustments {
   responseFormat?: ResponseFormat;
   /** The run ends with this final reply instead of another model turn (a captured synthetic answer). */
   finishWith?: string;
+  /** The run ends with this plan as its result, without a model turn (a plan-only run). */
+  finishWithPlan?: PlannedResult;
+}
+
+/** A plan-only run's end: its plan, and the reply text that renders it. */
+export interface PlannedResult {
+  plan: ResultPlan;
+  text: string;
 }
 
 export interface ToolCallContext {

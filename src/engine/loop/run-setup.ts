@@ -17,7 +17,7 @@ import { ServerToolExecutor } from '../tools/server-executor.ts';
 import type { ToolExecutors } from '../tools/tool-executor.ts';
 import type { RoundTools } from '../tools/tool-round.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
-import { initialConversation } from './conversation.ts';
+import { initialConversation, type Conversation } from './conversation.ts';
 import { modelToolDefinitions, type RunModelSetup } from './model-request.ts';
 import type { EmitEvent } from './run-control.ts';
 
@@ -45,8 +45,8 @@ export interface RunSetup {
  * Resolves the run's model again (its connection may have changed since
  * creation), its tools (an MCP server's catalog is listed now, and its session
  * stays open until `close`), and the conversation it starts from (a session
- * run reads its history now, by reference); the controls learn the model and
- * tools before the first turn.
+ * run reads its history now, by reference); the controls learn the model,
+ * tools and conversation before the first turn.
  */
 export async function setUpRun(
   deps: RunSetupDeps,
@@ -64,11 +64,21 @@ export async function setUpRun(
     signal,
   });
   const declared = opened.tools;
-  pipeline.start(model, deps.validator, [...declared.keys()]);
-  const history = effective.sessionHistory
-    ? await deps.sessionHistory.history(effective.sessionHistory.sessionId, effective.sessionHistory.items)
-    : (effective.history ?? []);
-  const conversation = initialConversation(spec, history);
+  let conversation: Conversation;
+  try {
+    const history = effective.sessionHistory
+      ? await deps.sessionHistory.history(effective.sessionHistory.sessionId, effective.sessionHistory.items)
+      : (effective.history ?? []);
+    conversation = initialConversation(spec, history);
+    // A control may refuse the run here (strict outputSchema on a plan-only run).
+    pipeline.start(model, deps.validator, [...declared.keys()], {
+      instructions: conversation.instructions,
+      input: conversation.messages,
+    });
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
   return {
     model: {
       model,

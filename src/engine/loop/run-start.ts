@@ -1,3 +1,4 @@
+import type { ModelMessage } from 'ai';
 import type { ResolvedModel } from '../../domain/model.ts';
 import type { ModelCall, ProviderFailure, SchemaValidator } from '../ports.ts';
 
@@ -11,6 +12,8 @@ export interface RunStart {
   validator: SchemaValidator;
   /** The declared tools and every control's host tools, by name. */
   tools: readonly string[];
+  /** The run's system prompt and input, as its first turn is asked with (set by the loop). */
+  conversation?: { instructions: string; input: readonly ModelMessage[] };
 }
 
 /** A model call the provider refused for good (no retry left, nothing streamed). */

@@ -9,6 +9,7 @@ import type {
 } from '../../domain/run-events.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
 import { zeroUsage, type ModelInfo } from '../../domain/usage.ts';
+import type { PlannedResult } from './run-control.ts';
 
 /** A terminal event with what it records on the run row (in the same transaction). */
 export type TerminalEvent = TerminalRunEvent & { outcome: RunOutcome };
@@ -48,6 +49,24 @@ export function resultEvent(
       failureReason: null,
       ...usage,
     },
+  };
+}
+
+/**
+ * A plan-only run's `result`: its plan, with no model turn and no tokens (a planner's tokens are
+ * metered apart, under the `task_planning` usage surface).
+ */
+export function plannedResultEvent(
+  { plan, text }: PlannedResult,
+  model: ModelInfo,
+  structuredOutput: StructuredOutputReport,
+): TerminalEvent {
+  const usage: UsageTriple = { tokens: zeroUsage(), turns: 0, model };
+  const event = resultEvent(text, usage, structuredOutput);
+  return {
+    type: 'result',
+    data: { subtype: 'success', text, plan, structuredOutput, ...usage },
+    outcome: event.outcome,
   };
 }
 

@@ -146,6 +146,7 @@ export class TurnLoop {
         pending ? undefined : start.announced && { announced: start.announced },
       );
       const adjustments = await this.#pipeline.beforeTurn({ turn, emit });
+      if (adjustments.finishWithPlan) return { kind: 'planned', ...adjustments.finishWithPlan };
       if (adjustments.finishWith !== undefined) return { kind: 'completed', text: adjustments.finishWith };
       if (adjustments.messages) this.#history.push(...adjustments.messages);
       const request = turnRequest(setup.model, this.#history, adjustments, this.#pipeline);

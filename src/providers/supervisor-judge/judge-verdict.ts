@@ -40,7 +40,7 @@ function textOf(value: unknown): string {
 }
 
 /** The first balanced `{…}` of the text that parses as a JSON object. */
-function firstJsonObject(text: string): Record<string, unknown> | null {
+export function firstJsonObject(text: string): Record<string, unknown> | null {
   for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
     const end = balancedEnd(text, start);
     if (end === -1) continue;

@@ -95,6 +95,14 @@ export class StructuredOutputControl implements RunControl {
   }
 
   start({ model, validator, tools }: RunStart): void {
+    // At the start, not the first turn: a plan-only run drafts its plan on its first turn, and that
+    // plan must not be paid for when the run cannot end with it.
+    if (this.#strict && this.#planOnly) {
+      throw new ControlFailure(
+        'structured_output_not_supported',
+        'a plan-only run ends with its plan: strict outputSchema enforcement is not supported with it',
+      );
+    }
     this.#validator = validator;
     this.#offersTools = tools.some((name) => !(SYNTHETIC_TOOLS as readonly string[]).includes(name));
     this.#path = enforcementPathFor(model, this.#offersTools);
@@ -103,12 +111,10 @@ export class StructuredOutputControl implements RunControl {
 
   beforeTurn(): TurnAdjustments | undefined {
     if (this.#state.captured !== null) return { finishWith: this.#state.captured };
-    if (this.#strict && (this.#planOnly || this.#path.mechanism === 'none')) {
+    if (this.#strict && this.#path.mechanism === 'none') {
       throw new ControlFailure(
         'structured_output_not_supported',
-        this.#planOnly
-          ? 'a plan-only run ends with its plan: strict outputSchema enforcement is not supported with it'
-          : `${this.#describedModel} has no way to enforce an output schema; use enforcement best_effort or another model`,
+        `${this.#describedModel} has no way to enforce an output schema; use enforcement best_effort or another model`,
       );
     }
     if (this.#state.fellBack) return undefined;

@@ -2,8 +2,11 @@ import type { PlanSnapshot, RunEvent } from '../../../domain/run-events.ts';
 import type { PlanMode } from './plan-setting.ts';
 import type { PlanTransition, TaskPlan } from './plan-state.ts';
 
-/** Who changed the plan: the client's seed or the agent's `update_task_plan`. */
-export type PlanSource = 'seed' | 'agent';
+/**
+ * Who changed the plan: the client's seed, the agent's `update_task_plan`, or the one-shot planner
+ * of a plan-only run.
+ */
+export type PlanSource = 'seed' | 'agent' | 'planner';
 
 export interface PlanIdentity {
   planId: string;

@@ -10,13 +10,15 @@ export interface PlanConfig {
   seed?: PlanDraft;
   /** The client's brief without steps: the brief of the plan the agent creates, unless it gives one. */
   brief?: string;
+  /** The run ends with its plan (the seed, else the planner's) before any model turn. */
+  planOnly?: true;
 }
 
 /**
  * Reads the spec's `plan` forms: omitted, `false` and mode `off` ask for no plan; `true` and `auto`
  * for an optional one; `required` for one before substantive tools; an object may seed the steps.
- * `planOnly` (plan, then end without running the loop) is not supported yet: such a run plans as in
- * mode `auto`.
+ * `planOnly` plans, then ends the run without the agent loop: with the seed as the plan, else with
+ * one drafted by a one-shot planner; its mode is `auto` whatever `mode` says (it only names the plan).
  */
 export function planConfigOf(setting: PlanSetting | undefined): PlanConfig | undefined {
   if (setting === undefined || setting === false) return undefined;
@@ -24,10 +26,14 @@ export function planConfigOf(setting: PlanSetting | undefined): PlanConfig | und
   if (setting === 'required') return { mode: 'required' };
   const mode = setting.planOnly ? 'auto' : (setting.mode ?? 'auto');
   if (mode === 'off') return undefined;
+  const planOnly = setting.planOnly === true && { planOnly: true as const };
   const steps = (setting.steps ?? []).filter((title) => title.trim() !== '');
-  if (steps.length === 0) return { mode, ...(setting.brief !== undefined && { brief: setting.brief }) };
+  if (steps.length === 0) {
+    return { mode, ...planOnly, ...(setting.brief !== undefined && { brief: setting.brief }) };
+  }
   return {
     mode,
+    ...planOnly,
     seed: {
       ...(setting.brief !== undefined && { brief: setting.brief }),
       steps: steps.map((title) => ({ title, status: 'pending' })),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { isJsonObject } from '../../../domain/json-object.ts';
 import type { PlanSetting } from '../../../domain/run-controls.ts';
 import type {
@@ -7,12 +8,17 @@ import type {
   FinalAnswer,
   HostTool,
   InterceptedResult,
+  PlannedResult,
   RunControl,
   ToolCallContext,
   ToolOutput,
   TurnAdjustments,
   TurnContext,
 } from '../../loop/run-control.ts';
+import { ControlFailure } from '../../loop/control-failure.ts';
+import type { RunStart } from '../../loop/run-start.ts';
+import type { TaskPlanner } from '../../ports.ts';
+import { plannedResult } from './plan-only.ts';
 import { taskPlanEvents, type PlanSource } from './plan-events.ts';
 import {
   NO_STEPS_TEXT,
@@ -54,22 +60,39 @@ export interface TaskPlanState {
  * back, a bounded number of times. Undefined when the setting asks for no plan.
  */
 /**
- * `runId`, when known, names the plan (`plan_<run id>`): a worker that takes the run over before
- * its first checkpoint builds the same plan, so the seeded plan it announces is the one the log holds.
+ * What the control needs of the run beyond its setting: `runId` names the plan (`plan_<run id>`),
+ * so a worker that takes the run over before its first checkpoint builds the same plan and the
+ * seeded plan it announces is the one the log holds; a plan-only run without steps drafts its plan
+ * with `planner`.
  */
-export function taskPlanControl(setting: PlanSetting | undefined, runId?: string): RunControl | undefined {
+export interface TaskPlanContext {
+  runId: string;
+  planner: TaskPlanner;
+  /** Aborted when the run is cancelled or stops: the planner's call gives up. */
+  signal: AbortSignal;
+  logger: Pick<Logger, 'info'>;
+}
+
+export function taskPlanControl(
+  setting: PlanSetting | undefined,
+  context?: TaskPlanContext,
+): RunControl | undefined {
   const config = planConfigOf(setting);
-  return config && new TaskPlanControl(config, runId);
+  return config && new TaskPlanControl(config, context);
 }
 
 export class TaskPlanControl implements RunControl {
   readonly name = 'task_plan';
   readonly hostTools: readonly HostTool[];
   readonly #config: PlanConfig;
+  readonly #context: TaskPlanContext | undefined;
+  #run: RunStart | undefined;
   #state: TaskPlanState;
 
-  constructor(config: PlanConfig, runId?: string) {
+  constructor(config: PlanConfig, context?: TaskPlanContext) {
+    const runId = context?.runId;
     this.#config = config;
+    this.#context = context;
     this.hostTools = [updateTaskPlanTool(config.mode, (draft, emit) => this.#update(draft, emit))];
     this.#state = {
       planId: `plan_${runId?.replace(/^run_/, '') ?? randomBytes(10).toString('hex')}`,
@@ -79,7 +102,12 @@ export class TaskPlanControl implements RunControl {
     };
   }
 
-  beforeTurn({ emit }: TurnContext): TurnAdjustments {
+  start(run: RunStart): void {
+    this.#run = run;
+  }
+
+  beforeTurn({ emit }: TurnContext): TurnAdjustments | Promise<TurnAdjustments> {
+    if (this.#config.planOnly) return this.#planOnly(emit).then((finishWithPlan) => ({ finishWithPlan }));
     const adjustments: TurnAdjustments = { offerHostTools: [UPDATE_TASK_PLAN] };
     if (this.#state.started) return adjustments;
     this.#state.started = true;
@@ -117,6 +145,48 @@ export class TaskPlanControl implements RunControl {
 
   restore(state: unknown): void {
     if (isTaskPlanState(state)) this.#state = structuredClone(state);
+  }
+
+  /**
+   * A plan-only run's plan, announced before the run ends with it: the seed, else the planner's
+   * draft (the client's brief when the planner gives none). The planner's tokens are no part of
+   * the run's usage: they are metered apart, under the `task_planning` usage surface (logged until
+   * a metering store exists). A planner that fails ends the run with its failure (a provider
+   * error's class); a reply that is no plan ends it as `unknown`.
+   */
+  async #planOnly(emit: EmitEvent): Promise<PlannedResult> {
+    const seeded = this.#state.plan;
+    if (seeded) {
+      this.#state.started = true;
+      this.#emit(emit, { plan: seeded, transitions: [{ kind: 'seeded', stepId: null }] }, 'seed');
+      return plannedResult(seeded);
+    }
+    const context = this.#context;
+    const conversation = this.#run?.conversation;
+    if (!context || !this.#run || !conversation) {
+      throw new ControlFailure('unknown', 'a plan-only run without steps has no planner to draft its plan');
+    }
+    const { model } = this.#run;
+    const { plan: drafted, usage } = await context.planner.plan(
+      { model, instructions: conversation.instructions, input: conversation.input },
+      context.signal,
+    );
+    context.logger.info(
+      { runId: context.runId, usageSurface: 'task_planning', model: model.id, tokens: usage },
+      'plan-only run: planner usage',
+    );
+    if (!drafted) throw new ControlFailure('unknown', 'the planner’s reply was not a plan');
+    const brief = drafted.brief === '' ? this.#config.brief : drafted.brief;
+    const revision = newPlan(
+      {
+        ...(brief !== undefined && { brief }),
+        steps: drafted.steps.map((title) => ({ title, status: 'pending' })),
+      },
+      'created',
+    );
+    this.#state = { ...this.#state, plan: revision.plan, started: true };
+    this.#emit(emit, revision, 'planner');
+    return plannedResult(revision.plan);
   }
 
   #update(draft: PlanDraft | undefined, emit: EmitEvent): ToolOutput {
