@@ -42,6 +42,15 @@ for (const engine of ENGINES) {
       assert.equal(await records.get(scope, 'missing'), undefined);
     });
 
+    it('writes made back to back (within one millisecond) still list newest first', async () => {
+      const scope = await newScope('same-ms');
+      for (const key of ['z', 'a', 'm', 'b']) await records.put(scope, key, key);
+      assert.deepEqual(
+        (await records.list(scope, 10)).map((record) => record.key),
+        ['b', 'm', 'a', 'z'],
+      );
+    });
+
     it('putting an existing key replaces its value and makes it the newest', async () => {
       const scope = await newScope('upsert');
       await records.put(scope, 'a', 'first');

@@ -1,17 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { PluginRecord, PluginRecordScope, PluginRecordStore } from '../../engine/ports.ts';
-import { nowIso } from '../json-column.ts';
 import type { Database } from '../schema.ts';
 
 export class PluginRecordRepository implements PluginRecordStore {
   readonly #db: Kysely<Database>;
+  /** The last write time this process used (epoch ms). */
+  #lastWriteMs = 0;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
   }
 
   /** Inserts the record or replaces its value; either way it becomes the newest. */
   async put(scope: PluginRecordScope, key: string, value: string): Promise<void> {
-    const updatedAt = nowIso();
+    const updatedAt = this.#nextWriteTime();
     await this.#db
       .insertInto('plugin_records')
       .values({
@@ -64,5 +66,14 @@ export class PluginRecordRepository implements PluginRecordStore {
       .where('key', '=', key)
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  /**
+   * Lists are newest first by write time: two writes in the same millisecond would tie and come back
+   * in key order, so this process's writes get strictly increasing times.
+   */
+  #nextWriteTime(): string {
+    this.#lastWriteMs = Math.max(Date.now(), this.#lastWriteMs + 1);
+    return new Date(this.#lastWriteMs).toISOString();
   }
 }
