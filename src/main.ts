@@ -246,6 +246,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       repos,
       catalog,
       secretBox,
+      serviceSecret: secret,
       adminToken,
       rateCounters: new FlexibleRateCounters(
         redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },

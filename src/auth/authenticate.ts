@@ -1,12 +1,14 @@
-import type { ApiKeyStore } from '../engine/ports.ts';
+import type { ApiKeyStore, OAuthStore } from '../engine/ports.ts';
 import { API_KEY_PREFIX, hashApiKey, OAUTH_ACCESS_TOKEN_PREFIX } from './api-key-secret.ts';
+import { hashSecret } from './oauth/token-secrets.ts';
 import type { Principal } from './principal.ts';
 
 export type AuthFailure =
   | { reason: 'missing' }
   | { reason: 'invalid' }
   | { reason: 'wrong_usage'; usage: string }
-  | { reason: 'plan_lacks_api_keys'; workspaceSlug: string };
+  | { reason: 'plan_lacks_api_keys'; workspaceSlug: string }
+  | { reason: 'plan_lacks_oauth_apps'; workspaceSlug: string };
 
 export type AuthOutcome = { ok: true; principal: Principal } | ({ ok: false } & AuthFailure);
 
@@ -32,14 +34,14 @@ export function credentialFrom(headers: Record<string, string | string[] | undef
  */
 export async function authenticate(
   credential: string | undefined,
-  apiKeys: ApiKeyStore,
+  stores: { apiKeys: ApiKeyStore; oauth: OAuthStore },
   now: Date = new Date(),
 ): Promise<AuthOutcome> {
   if (credential === undefined) return { ok: false, reason: 'missing' };
-  // OAuth access tokens are not issued yet, so no `svc_at_` token can match a record.
-  if (credential.startsWith(OAUTH_ACCESS_TOKEN_PREFIX) || !credential.startsWith(API_KEY_PREFIX)) {
-    return { ok: false, reason: 'invalid' };
-  }
+  if (credential.startsWith(OAUTH_ACCESS_TOKEN_PREFIX))
+    return authenticateAccessToken(credential, stores.oauth, now);
+  if (!credential.startsWith(API_KEY_PREFIX)) return { ok: false, reason: 'invalid' };
+  const { apiKeys } = stores;
   const found = await apiKeys.findByHash(hashApiKey(credential));
   if (!found) return { ok: false, reason: 'invalid' };
   const { apiKey, workspace } = found;
@@ -54,4 +56,20 @@ export async function authenticate(
     await apiKeys.touchLastUsed(apiKey.id, now.toISOString());
   }
   return { ok: true, principal: { kind: 'api_key', workspace, apiKey } };
+}
+
+/** An access token is valid until it expires, its grant is revoked or deleted, or its app or user is deleted. */
+async function authenticateAccessToken(
+  credential: string,
+  oauth: OAuthStore,
+  now: Date,
+): Promise<AuthOutcome> {
+  const found = await oauth.findAccessToken(hashSecret(credential));
+  if (!found || found.grant.revokedAt !== null || Date.parse(found.expiresAt) <= now.getTime()) {
+    return { ok: false, reason: 'invalid' };
+  }
+  const { workspace, grant, scopes } = found;
+  if (!workspace.features.oauthApps)
+    return { ok: false, reason: 'plan_lacks_oauth_apps', workspaceSlug: workspace.slug };
+  return { ok: true, principal: { kind: 'oauth_token', workspace, grant, scopes } };
 }

@@ -11,6 +11,7 @@ export const ID_PREFIX = {
   tool: 'tool',
   user: 'usr',
   oauthApp: 'app',
+  oauthGrant: 'grant',
   run: 'run',
   session: 'ses',
   feedback: 'fb',

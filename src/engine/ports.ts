@@ -8,6 +8,7 @@ export type * from './ports/transport.ts';
 export type * from './ports/tools.ts';
 export type * from './ports/judge.ts';
 export type * from './ports/planner.ts';
+export type * from './ports/identity.ts';
 export type {
   CompletedTurn,
   ModelCall,

@@ -5,6 +5,7 @@ import { registerLingeringClose } from './plugins/lingering-close.ts';
 import type { AppResources } from './resources.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { healthRoutes } from './routes/health.ts';
+import { oauthRoutes } from './routes/oauth/index.ts';
 import { RUN_BODY_LIMIT } from './routes/workspace/runs.ts';
 import { workspaceRoutes } from './routes/workspace/index.ts';
 
@@ -33,6 +34,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   registerLingeringClose(app, { maxDiscardBytes: RUN_BODY_LIMIT, maxLingerMs: 30_000 });
   healthRoutes(app, resources);
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
+  await app.register(oauthRoutes, { resources });
   if (resources.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });
   }

@@ -14,6 +14,8 @@ export interface AppResources {
   repos: Repositories;
   catalog: ModelCatalog;
   secretBox: SecretBox;
+  /** The service secret (`AGENT_RUNS_SECRET` or the generated one): keys for signing are derived from it. */
+  serviceSecret: string;
   engine: {
     runs: RunService;
     sessions: SessionService;

@@ -5,7 +5,7 @@ import type { RunCredential } from '../engine/lifecycle/agent-access.ts';
 export function runCredential(principal: Principal): RunCredential {
   return {
     workspaceId: principal.workspace.id,
-    apiKeyId: principal.apiKey.id,
+    apiKeyId: principal.kind === 'api_key' ? principal.apiKey.id : null,
     agentAllowlist: agentAllowlist(principal),
   };
 }

@@ -109,6 +109,62 @@ export interface OauthAppsTable {
   created_at: string;
 }
 
+export interface OauthBrowserSessionsTable {
+  id_hash: string;
+  workspace_id: string;
+  user_id: string | null;
+  csrf_secret: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface OauthAuthorizationRequestsTable {
+  id: string;
+  workspace_id: string;
+  app_id: string;
+  redirect_uri: string;
+  /** Space-separated, as in the `scope` parameter. */
+  scopes: string;
+  state: string | null;
+  code_challenge: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface OauthAuthorizationCodesTable {
+  code_hash: string;
+  workspace_id: string;
+  app_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string;
+  agent_ids: string;
+  code_challenge: string;
+  code_challenge_method: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface OauthGrantsTable {
+  id: string;
+  workspace_id: string;
+  app_id: string;
+  user_id: string;
+  scopes: string;
+  agent_ids: string;
+  refresh_token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface OauthAccessTokensTable {
+  token_hash: string;
+  grant_id: string;
+  scopes: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface RunsTable {
   id: string;
   workspace_id: string;
@@ -246,6 +302,11 @@ export interface Database {
   workspace_tools: WorkspaceToolsTable;
   users: UsersTable;
   oauth_apps: OauthAppsTable;
+  oauth_browser_sessions: OauthBrowserSessionsTable;
+  oauth_authorization_requests: OauthAuthorizationRequestsTable;
+  oauth_authorization_codes: OauthAuthorizationCodesTable;
+  oauth_grants: OauthGrantsTable;
+  oauth_access_tokens: OauthAccessTokensTable;
   runs: RunsTable;
   run_events: RunEventsTable;
   run_feedback: RunFeedbackTable;

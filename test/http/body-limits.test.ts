@@ -48,6 +48,10 @@ const ROUTES: { method: 'POST' | 'PATCH'; pattern: string; limit: number; admin:
   { method: 'POST', pattern: '/admin/v1/workspaces/:slug/users', limit: MiB, admin: true },
   { method: 'POST', pattern: '/admin/v1/workspaces/:slug/oauth-apps', limit: MiB, admin: true },
   { method: 'POST', pattern: '/admin/v1/offerings', limit: MiB, admin: true },
+  { method: 'POST', pattern: '/oauth/sign-in', limit: MiB, admin: false },
+  { method: 'POST', pattern: '/oauth/consent', limit: MiB, admin: false },
+  { method: 'POST', pattern: '/oauth/token', limit: MiB, admin: false },
+  { method: 'POST', pattern: '/oauth/revoke', limit: MiB, admin: false },
 ];
 type Route = (typeof ROUTES)[number];
 

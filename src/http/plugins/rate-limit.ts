@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { rateLimitSubject } from '../../auth/principal.ts';
 import { rateLimitFor, type RateLimitBucket } from '../../domain/rate-limits.ts';
 import type { RateCounters } from '../../engine/ports.ts';
 
@@ -15,7 +16,7 @@ export function bucketOf(method: string, routeUrl: string): RateLimitBucket {
 
 /**
  * onRequest hook for workspace routes, after authentication (before the body is read): counts the request
- * in its bucket for (workspace, credential), sets the X-RateLimit-* headers,
+ * in its bucket for (workspace, credential: the API key or the access token's grant), sets the X-RateLimit-* headers,
  * and answers `429 rate_limit_exceeded` with Retry-After past the limit. If
  * the counters cannot be reached the request is served (fail open) and logged.
  */
@@ -28,7 +29,7 @@ export function rateLimit(options: { counters: RateCounters }): onRequestAsyncHo
     let decision;
     try {
       decision = await options.counters.consume(
-        `${principal.workspace.id}:${principal.apiKey.id}:${bucket}`,
+        `${principal.workspace.id}:${rateLimitSubject(principal)}:${bucket}`,
         limit,
       );
     } catch (error) {

@@ -3,47 +3,62 @@ import { authenticate, credentialFrom, type AuthFailure } from '../../auth/authe
 import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../auth/api-key-secret.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { assertNever } from '../../domain/assert-never.ts';
-import type { ApiKeyRepository } from '../../storage/repositories/api-key-repository.ts';
+import type { OAuthScope } from '../../domain/oauth-scopes.ts';
+import type { ApiKeyStore, OAuthStore } from '../../engine/ports.ts';
 import type { WorkspaceRepository } from '../../storage/repositories/workspace-repository.ts';
+import { sendMissingScopes } from './required-scopes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the workspace-auth hook on every workspace route. */
     principal: Principal | null;
   }
+  interface FastifyContextConfig {
+    /** The scopes an OAuth access token needs for this route (API keys need none). */
+    scopes?: readonly OAuthScope[];
+  }
 }
 
 export interface WorkspaceAuthOptions {
-  apiKeys: ApiKeyRepository;
+  apiKeys: ApiKeyStore;
+  oauth: OAuthStore;
   workspaces: WorkspaceRepository;
+  /** Routes under `/workspaces/:workspaceSlug` check that the slug is the credential's workspace. */
+  checkSlug: boolean;
 }
 
 /**
- * onRequest hook for routes under `/api/v1/workspaces/:workspaceSlug`: establishes
- * the principal and checks that the URL's slug is the credential's workspace.
- * Each failure answers with exactly the body the spec gives it.
+ * onRequest hook for routes that take a workspace credential: establishes the principal, checks that
+ * the URL's slug is the credential's workspace and that an access token has the route's scopes. Each
+ * failure answers with exactly the body the spec gives it.
  */
 export function workspaceAuth(options: WorkspaceAuthOptions): onRequestAsyncHookHandler {
   return async function workspaceAuthHook(request: FastifyRequest, reply: FastifyReply) {
     const credential = credentialFrom(request.headers);
-    const outcome = await authenticate(credential, options.apiKeys);
+    const outcome = await authenticate(credential, options);
     if (!outcome.ok) return sendAuthFailure(reply, outcome, credential);
 
-    const { workspaceSlug } = request.params as { workspaceSlug: string };
-    const own = outcome.principal.workspace.slug;
-    if (workspaceSlug !== own) {
-      const hint = `this credential belongs to workspace '${own}': use /api/v1/workspaces/${own}`;
-      const exists = (await options.workspaces.findBySlug(workspaceSlug)) !== undefined;
-      return reply.status(404).send(
-        exists
-          ? {
-              error: 'Workspace path mismatch',
-              code: 'not_found',
-              message: `the credential is not valid for workspace '${workspaceSlug}'`,
-              hint,
-            }
-          : { error: 'not_found', message: `workspace '${workspaceSlug}' not found`, hint },
-      );
+    if (options.checkSlug) {
+      const { workspaceSlug } = request.params as { workspaceSlug: string };
+      const own = outcome.principal.workspace.slug;
+      if (workspaceSlug !== own) {
+        const hint = `this credential belongs to workspace '${own}': use /api/v1/workspaces/${own}`;
+        const exists = (await options.workspaces.findBySlug(workspaceSlug)) !== undefined;
+        return reply.status(404).send(
+          exists
+            ? {
+                error: 'Workspace path mismatch',
+                code: 'not_found',
+                message: `the credential is not valid for workspace '${workspaceSlug}'`,
+                hint,
+              }
+            : { error: 'not_found', message: `workspace '${workspaceSlug}' not found`, hint },
+        );
+      }
+    }
+    if (outcome.principal.kind === 'oauth_token') {
+      const sent = sendMissingScopes(reply, outcome.principal, request.routeOptions.config.scopes);
+      if (sent) return sent;
     }
     request.principal = outcome.principal;
   };
@@ -78,6 +93,11 @@ function sendAuthFailure(reply: FastifyReply, failure: AuthFailure, credential: 
       return reply.status(403).send({
         error: 'api_keys_plan',
         message: `the plan of workspace '${failure.workspaceSlug}' does not include the API-keys feature`,
+      });
+    case 'plan_lacks_oauth_apps':
+      return reply.status(403).send({
+        error: 'oauth_apps_plan',
+        message: `the plan of workspace '${failure.workspaceSlug}' does not include the OAuth-applications feature`,
       });
     default:
       return assertNever(failure);

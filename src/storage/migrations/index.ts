@@ -7,6 +7,7 @@ import { runAttempts } from './0005-run-attempts.ts';
 import { unfinishedRuns } from './0006-unfinished-runs.ts';
 import { runDispatch } from './0007-run-dispatch.ts';
 import { serverTools } from './0008-server-tools.ts';
+import { oauth } from './0009-oauth.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-unfinished-runs': unfinishedRuns,
   '0007-run-dispatch': runDispatch,
   '0008-server-tools': serverTools,
+  '0009-oauth': oauth,
 };
 
 export const migrationProvider: MigrationProvider = {

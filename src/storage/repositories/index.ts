@@ -4,6 +4,8 @@ import { AgentRepository } from './agent-repository.ts';
 import { ApiKeyRepository } from './api-key-repository.ts';
 import { FeedbackRepository } from './feedback-repository.ts';
 import { OauthAppRepository } from './oauth-app-repository.ts';
+import { OAuthFlowRepository } from './oauth-flow-repository.ts';
+import { OAuthRepository } from './oauth-repository.ts';
 import { OfferingRepository } from './offering-repository.ts';
 import { RunCheckpointRepository } from './run-checkpoint-repository.ts';
 import { RunDispatchRepository } from './run-dispatch-repository.ts';
@@ -28,6 +30,8 @@ export interface Repositories {
   workspaceTools: WorkspaceToolRepository;
   users: UserRepository;
   oauthApps: OauthAppRepository;
+  oauth: OAuthRepository;
+  oauthFlow: OAuthFlowRepository;
   runs: RunRepository;
   dispatch: RunDispatchRepository;
   runEvents: RunEventRepository;
@@ -50,6 +54,8 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     workspaceTools: new WorkspaceToolRepository(db),
     users: new UserRepository(db),
     oauthApps: new OauthAppRepository(db),
+    oauth: new OAuthRepository(db),
+    oauthFlow: new OAuthFlowRepository(db),
     runs: new RunRepository(db),
     dispatch: new RunDispatchRepository(db),
     runEvents: new RunEventRepository(db),

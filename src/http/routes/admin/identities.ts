@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { hashPassword } from '../../../auth/password-hash.ts';
-import { randomBase62 } from '../../../domain/ids.ts';
+import { generateClientSecret, hashSecret } from '../../../auth/oauth/token-secrets.ts';
 import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
 import { httpUrlSchema } from '../../schemas/common.ts';
@@ -51,12 +50,12 @@ export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResource
   app.post<{ Params: Params }>('/workspaces/:slug/oauth-apps', async (request, reply) => {
     const body = parseInput(createOAuthAppSchema, request.body);
     const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    const clientSecret = randomBase62(48);
+    const clientSecret = generateClientSecret();
     const oauthApp = await repos.oauthApps.create({
       workspaceId: workspace.id,
       name: body.name,
       redirectUris: body.redirectUris,
-      clientSecretHash: createHash('sha256').update(clientSecret).digest('hex'),
+      clientSecretHash: hashSecret(clientSecret),
     });
     return reply.status(201).send({ clientId: oauthApp.id, clientSecret });
   });
@@ -66,6 +65,23 @@ export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResource
     const apps = await repos.oauthApps.listByWorkspace(workspace.id);
     return { oauthApps: apps.map((oauthApp) => ({ clientId: oauthApp.id, ...oauthApp })) };
   });
+
+  app.get<{ Params: Params }>('/workspaces/:slug/oauth-grants', async (request) => {
+    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+    return { oauthGrants: await repos.oauth.listGrants(workspace.id) };
+  });
+
+  app.delete<{ Params: Params & { id: string } }>(
+    '/workspaces/:slug/oauth-grants/:id',
+    async (request, reply) => {
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      notFoundUnless(
+        await repos.oauth.deleteGrant(workspace.id, request.params.id),
+        `OAuth grant '${request.params.id}'`,
+      );
+      return reply.status(204).send();
+    },
+  );
 
   app.delete<{ Params: Params & { id: string } }>(
     '/workspaces/:slug/oauth-apps/:id',

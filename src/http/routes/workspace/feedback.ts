@@ -4,6 +4,7 @@ import type { RunFeedback } from '../../../domain/feedback.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
+import { requiresScopes } from '../../plugins/required-scopes.ts';
 
 const feedbackSchema = z.object({
   verdict: z.enum(['UP', 'DOWN'], { error: 'must be UP or DOWN' }),
@@ -22,24 +23,30 @@ function feedbackView(feedback: RunFeedback) {
 
 /** Thumbs up/down on runs: one verdict per run, last write wins; the author is the calling API key. */
 export function feedbackRoutes(app: FastifyInstance, { repos }: AppResources): void {
-  app.post<{ Params: { runId: string } }>('/agent-runs/:runId/feedback', async (request, reply) => {
-    const body = parseInput(feedbackSchema, request.body);
-    const principal = principalOf(request);
-    const run = await repos.runs.findById(principal.workspace.id, request.params.runId);
-    if (!run)
-      return reply.status(404).send({ error: 'Run not found', code: 'not_found', message: 'Run not found' });
-    const { feedback, created } = await repos.feedback.upsert({
-      workspaceId: principal.workspace.id,
-      runId: run.id,
-      verdict: body.verdict,
-      explanation: body.explanation ?? null,
-      contentSnapshot: body.contentSnapshot ?? run.finalText,
-      authorApiKeyId: principal.kind === 'api_key' ? principal.apiKey.id : null,
-    });
-    return reply.status(created ? 201 : 200).send(feedbackView(feedback));
-  });
+  app.post<{ Params: { runId: string } }>(
+    '/agent-runs/:runId/feedback',
+    requiresScopes('feedback:write'),
+    async (request, reply) => {
+      const body = parseInput(feedbackSchema, request.body);
+      const principal = principalOf(request);
+      const run = await repos.runs.findById(principal.workspace.id, request.params.runId);
+      if (!run)
+        return reply
+          .status(404)
+          .send({ error: 'Run not found', code: 'not_found', message: 'Run not found' });
+      const { feedback, created } = await repos.feedback.upsert({
+        workspaceId: principal.workspace.id,
+        runId: run.id,
+        verdict: body.verdict,
+        explanation: body.explanation ?? null,
+        contentSnapshot: body.contentSnapshot ?? run.finalText,
+        authorApiKeyId: principal.kind === 'api_key' ? principal.apiKey.id : null,
+      });
+      return reply.status(created ? 201 : 200).send(feedbackView(feedback));
+    },
+  );
 
-  app.get('/reply-feedback', async (request) => {
+  app.get('/reply-feedback', requiresScopes('feedback:read'), async (request) => {
     const query = parseInput(listQuerySchema, request.query, 'query');
     const principal = principalOf(request);
     const items = await repos.feedback.listByWorkspace(principal.workspace.id, query.limit, query.offset);

@@ -13,7 +13,15 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
   app.decorateRequest('principal', null);
   // onRequest: a request without a valid credential, or past its rate limit, is refused before its
   // body is read and parsed (up to 64 MiB).
-  app.addHook('onRequest', workspaceAuth({ apiKeys: repos.apiKeys, workspaces: repos.workspaces }));
+  app.addHook(
+    'onRequest',
+    workspaceAuth({
+      apiKeys: repos.apiKeys,
+      oauth: repos.oauth,
+      workspaces: repos.workspaces,
+      checkSlug: true,
+    }),
+  );
   app.addHook('onRequest', rateLimit({ counters: options.resources.rateCounters }));
   for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes])
     register(app, options.resources);

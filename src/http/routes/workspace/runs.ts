@@ -10,6 +10,7 @@ import type { AppResources } from '../../resources.ts';
 import { runRequestSchema } from '../../schemas/agent-spec.ts';
 import { toolResultSchema } from '../../schemas/tool-result.ts';
 import { RunEventStream } from '../../sse/run-event-stream.ts';
+import { requiresScopes } from '../../plugins/required-scopes.ts';
 
 type RunParams = { workspaceSlug: string; runId: string };
 
@@ -25,38 +26,48 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     for (const stream of openStreams) stream.end();
   });
 
-  app.post('/agent-runs', { bodyLimit: RUN_BODY_LIMIT }, async (request, reply) => {
-    const body = parseInput(runRequestSchema, request.body) as RunRequest;
-    const principal = principalOf(request);
-    const run = await engine.runs.create(runCredential(principal), body);
-    return reply.status(202).send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
-  });
+  app.post(
+    '/agent-runs',
+    { bodyLimit: RUN_BODY_LIMIT, ...requiresScopes('runs:write') },
+    async (request, reply) => {
+      const body = parseInput(runRequestSchema, request.body) as RunRequest;
+      const principal = principalOf(request);
+      const run = await engine.runs.create(runCredential(principal), body);
+      return reply
+        .status(202)
+        .send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
+    },
+  );
 
-  app.get<{ Params: RunParams }>('/agent-runs/:runId', async (request) =>
+  app.get<{ Params: RunParams }>('/agent-runs/:runId', requiresScopes('runs:read'), async (request) =>
     runSnapshot(await engine.runs.get(principalOf(request).workspace.id, request.params.runId)),
   );
 
-  app.get<{ Params: RunParams }>('/agent-runs/:runId/stream', async (request, reply) => {
-    const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
-    const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
-    // The stream writes its own head on the raw response: keep the headers the hooks set (rate limits).
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    reply.hijack();
-    const stream = new RunEventStream(reply.raw, { id: run.id, ended: run.endedAt !== null }, afterSeq, {
-      store: engine.events,
-      bus: engine.bus,
-      heartbeatMs: engine.heartbeatMs,
-    });
-    openStreams.add(stream);
-    void stream.closed.then(() => openStreams.delete(stream));
-    await stream.start();
-  });
+  app.get<{ Params: RunParams }>(
+    '/agent-runs/:runId/stream',
+    requiresScopes('runs:read'),
+    async (request, reply) => {
+      const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
+      const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
+      // The stream writes its own head on the raw response: keep the headers the hooks set (rate limits).
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      reply.hijack();
+      const stream = new RunEventStream(reply.raw, { id: run.id, ended: run.endedAt !== null }, afterSeq, {
+        store: engine.events,
+        bus: engine.bus,
+        heartbeatMs: engine.heartbeatMs,
+      });
+      openStreams.add(stream);
+      void stream.closed.then(() => openStreams.delete(stream));
+      await stream.start();
+    },
+  );
 
   app.post<{ Params: RunParams }>(
     '/agent-runs/:runId/tool-results',
-    { bodyLimit: TOOL_RESULT_BODY_LIMIT },
+    { bodyLimit: TOOL_RESULT_BODY_LIMIT, ...requiresScopes('runs:write') },
     async (request) => {
       const { toolUseId, answer } = parseInput(toolResultSchema, request.body);
       const outcome = await engine.runs.submitToolResult(
@@ -69,10 +80,14 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     },
   );
 
-  app.post<{ Params: RunParams }>('/agent-runs/:runId/cancel', async (request) => {
-    const run = await engine.runs.cancel(principalOf(request).workspace.id, request.params.runId);
-    return { runId: run.id, status: run.endedAt === null ? 'cancelling' : run.status };
-  });
+  app.post<{ Params: RunParams }>(
+    '/agent-runs/:runId/cancel',
+    requiresScopes('runs:write'),
+    async (request) => {
+      const run = await engine.runs.cancel(principalOf(request).workspace.id, request.params.runId);
+      return { runId: run.id, status: run.endedAt === null ? 'cancelling' : run.status };
+    },
+  );
 }
 
 /** A 2 MB result plus 5 MB of files in base64. */

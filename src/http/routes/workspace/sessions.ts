@@ -12,6 +12,7 @@ import {
   sessionReplayQuerySchema,
 } from '../../schemas/session.ts';
 import { RUN_BODY_LIMIT, streamUrl } from './runs.ts';
+import { requiresScopes } from '../../plugins/required-scopes.ts';
 
 type SessionParams = { workspaceSlug: string; sessionId: string };
 
@@ -44,13 +45,13 @@ function replayFrame(message: SessionMessage) {
 
 /** Sessions: create, list, detail, replay, message runs and delete. */
 export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): void {
-  app.post('/agent-sessions', async (request, reply) => {
+  app.post('/agent-sessions', requiresScopes('sessions:write'), async (request, reply) => {
     const spec = parseInput(sessionCreateSchema, request.body) as SessionSpec;
     const session = await engine.sessions.create(runCredential(principalOf(request)), spec);
     return reply.status(201).send({ sessionId: session.id });
   });
 
-  app.get('/agent-sessions', async (request) => {
+  app.get('/agent-sessions', requiresScopes('sessions:read'), async (request) => {
     const query = parseInput(sessionListQuerySchema, request.query, 'query');
     const { total, sessions } = await engine.sessions.list(principalOf(request).workspace.id, {
       metadata: query.metadata,
@@ -61,30 +62,38 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
     return { total, limit: query.limit, offset: query.offset, sessions: sessions.map(listEntry) };
   });
 
-  app.get<{ Params: SessionParams }>('/agent-sessions/:sessionId', async (request) => {
-    const session = await engine.sessions.get(principalOf(request).workspace.id, request.params.sessionId);
-    return {
-      ...listEntry(session),
-      messageCount: session.messageCount,
-      activeRunId: session.activeRunId,
-      spec: session.spec,
-    };
-  });
+  app.get<{ Params: SessionParams }>(
+    '/agent-sessions/:sessionId',
+    requiresScopes('sessions:read'),
+    async (request) => {
+      const session = await engine.sessions.get(principalOf(request).workspace.id, request.params.sessionId);
+      return {
+        ...listEntry(session),
+        messageCount: session.messageCount,
+        activeRunId: session.activeRunId,
+        spec: session.spec,
+      };
+    },
+  );
 
-  app.get<{ Params: SessionParams }>('/agent-sessions/:sessionId/events', async (request) => {
-    const query = parseInput(sessionReplayQuerySchema, request.query, 'query');
-    const full = query.full === '1' || query.full === 'true' || query.lastMessages === undefined;
-    const { session, messages } = await engine.sessions.replay(
-      principalOf(request).workspace.id,
-      request.params.sessionId,
-      full ? undefined : query.lastMessages,
-    );
-    return { sessionId: session.id, total: session.messageCount, events: messages.map(replayFrame) };
-  });
+  app.get<{ Params: SessionParams }>(
+    '/agent-sessions/:sessionId/events',
+    requiresScopes('sessions:read'),
+    async (request) => {
+      const query = parseInput(sessionReplayQuerySchema, request.query, 'query');
+      const full = query.full === '1' || query.full === 'true' || query.lastMessages === undefined;
+      const { session, messages } = await engine.sessions.replay(
+        principalOf(request).workspace.id,
+        request.params.sessionId,
+        full ? undefined : query.lastMessages,
+      );
+      return { sessionId: session.id, total: session.messageCount, events: messages.map(replayFrame) };
+    },
+  );
 
   app.post<{ Params: SessionParams }>(
     '/agent-sessions/:sessionId/messages',
-    { bodyLimit: RUN_BODY_LIMIT },
+    { bodyLimit: RUN_BODY_LIMIT, ...requiresScopes('sessions:write') },
     async (request, reply) => {
       const message = parseInput(sessionMessageSchema, request.body) as SessionMessageRequest;
       const principal = principalOf(request);
@@ -95,8 +104,12 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
     },
   );
 
-  app.delete<{ Params: SessionParams }>('/agent-sessions/:sessionId', async (request) => {
-    const session = await engine.sessions.end(principalOf(request).workspace.id, request.params.sessionId);
-    return { sessionId: session.id, status: session.status };
-  });
+  app.delete<{ Params: SessionParams }>(
+    '/agent-sessions/:sessionId',
+    requiresScopes('sessions:write'),
+    async (request) => {
+      const session = await engine.sessions.end(principalOf(request).workspace.id, request.params.sessionId);
+      return { sessionId: session.id, status: session.status };
+    },
+  );
 }

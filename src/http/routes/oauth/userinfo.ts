@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { rateLimit } from '../../plugins/rate-limit.ts';
+import { requiresScopes } from '../../plugins/required-scopes.ts';
+import { workspaceAuth } from '../../plugins/workspace-auth.ts';
+import { principalOf } from '../../principal-of.ts';
+import type { AppResources } from '../../resources.ts';
+
+/**
+ * `GET /api/oauth/userinfo` (scope `svc.identity:read`): who signed in and the workspace slug to call.
+ * An API key identifies no person: it gets its workspace with `sub` and `email` null.
+ */
+export async function userinfoRoute(app: FastifyInstance, options: { resources: AppResources }) {
+  const { repos, rateCounters } = options.resources;
+  app.decorateRequest('principal', null);
+  app.addHook(
+    'onRequest',
+    workspaceAuth({
+      apiKeys: repos.apiKeys,
+      oauth: repos.oauth,
+      workspaces: repos.workspaces,
+      checkSlug: false,
+    }),
+  );
+  app.addHook('onRequest', rateLimit({ counters: rateCounters }));
+  app.get('/api/oauth/userinfo', requiresScopes('svc.identity:read'), async (request, reply) => {
+    const principal = principalOf(request);
+    const workspace = { workspaceId: principal.workspace.id, workspaceSlug: principal.workspace.slug };
+    reply.header('cache-control', 'no-store');
+    if (principal.kind === 'api_key') return { sub: null, email: null, ...workspace };
+    const user = await repos.oauth.findUser(principal.workspace.id, principal.grant.userId);
+    if (!user)
+      return reply
+        .status(401)
+        .send({ error: 'Invalid access token', code: 'unauthorized', message: 'the user was deleted' });
+    return { sub: user.id, email: user.email, name: user.name, ...workspace };
+  });
+}
