@@ -14,6 +14,7 @@ export interface Config {
   role: Role;
   adminToken: string | undefined;
   publicUrl: string | undefined;
+  trustProxy: TrustProxy;
   secret: string | undefined;
   logLevel: string;
   /** Runs one worker process executes at once. */
@@ -30,6 +31,12 @@ export interface Config {
   /** Module specifiers of operator plugin modules, loaded at start after the first-party plugins. */
   plugins: string[];
 }
+
+/**
+ * Which proxies' X-Forwarded-For to believe for the client address (sign-in throttling, logs):
+ * none (false), all (true), the nearest N hops, or the listed addresses and ranges.
+ */
+export type TrustProxy = boolean | number | string[];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -102,6 +109,21 @@ const envSchema = z.object({
     )
     .optional(),
   AGENT_RUNS_PLUGINS: z.string().transform(commaList).optional(),
+  AGENT_RUNS_TRUST_PROXY: z
+    .string()
+    .trim()
+    .transform((value): TrustProxy => {
+      if (value === 'true') return true;
+      if (value === 'false') return false;
+      if (/^\d+$/.test(value)) return Number(value);
+      return commaList(value);
+    })
+    .refine(
+      (value) =>
+        !Array.isArray(value) || value.every((entry) => ipaddr.isValid(entry) || ipaddr.isValidCIDR(entry)),
+      'must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges',
+    )
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OPENAI_API_KEY: nonEmpty.optional(),
   ANTHROPIC_API_KEY: nonEmpty.optional(),
@@ -134,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     role: e.AGENT_RUNS_ROLE,
     adminToken: e.AGENT_RUNS_ADMIN_TOKEN,
     publicUrl: e.AGENT_RUNS_PUBLIC_URL,
+    trustProxy: e.AGENT_RUNS_TRUST_PROXY ?? false,
     secret: e.AGENT_RUNS_SECRET,
     logLevel: e.LOG_LEVEL,
     workerConcurrency: e.AGENT_RUNS_WORKER_CONCURRENCY,

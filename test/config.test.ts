@@ -76,6 +76,19 @@ describe('configuration from the environment', () => {
     assert.equal(config.secret, 'short');
   });
 
+  it('AGENT_RUNS_TRUST_PROXY: false by default; true, a hop count, or a list of proxy addresses and ranges; anything else is refused', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ AGENT_RUNS_TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ AGENT_RUNS_TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ AGENT_RUNS_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, [
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+    for (const bad of ['yes', 'proxy.example', '10.0.0.0/99']) {
+      assert.throws(() => loadConfig({ AGENT_RUNS_TRUST_PROXY: bad }), /AGENT_RUNS_TRUST_PROXY/, bad);
+    }
+  });
+
   it('AGENT_RUNS_FETCH_ALLOW: a comma-separated list of CIDR ranges (none by default); anything else is refused at start', () => {
     assert.deepEqual(loadConfig({}).fetchAllow, []);
     assert.deepEqual(loadConfig({ AGENT_RUNS_FETCH_ALLOW: '127.0.0.0/8, ::1/128,10.0.0.0/8' }).fetchAllow, [

@@ -28,7 +28,15 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const WORKSPACE_SCOPED = ['api-keys', 'providers', 'agents', 'tools', 'users', 'oauth-apps'] as const;
+const WORKSPACE_SCOPED = [
+  'api-keys',
+  'providers',
+  'agents',
+  'tools',
+  'users',
+  'oauth-apps',
+  'oauth-grants',
+] as const;
 export const ADMIN_RESOURCES = ['workspaces', 'offerings', ...WORKSPACE_SCOPED] as const;
 
 export const ADMIN_USAGE = `usage: agent-runs admin <resource> <action> [args] [--field value ...] [--data JSON] [--json] [--url URL]
@@ -44,6 +52,7 @@ resources and actions:
   tools        create WS --name N --http '{"url":"https://…"}' [--parameters JSON] | list WS | delete WS ID
   users        create WS --email E --password P [--name N] | list WS | delete WS ID
   oauth-apps   create WS --name N --redirect-uris '["https://…"]' | list WS | delete WS ID
+  oauth-grants list WS | delete WS ID   (what users allowed apps; deleting one ends the app's access)
 
 --field value becomes body field "field" (dashes to camelCase); values that parse as JSON
 (objects, arrays, numbers, true/false) are sent as such, unless the field takes that value
@@ -93,8 +102,11 @@ export function toAdminRequest(args: ParsedArgs): AdminRequest {
   };
   const body = (schema: BodySchema | undefined) => ({ ...args.data, ...typedFlags(args.flags, schema) });
   switch (action) {
-    case 'create':
-      return { method: 'POST', path: collection, body: body(CREATE_BODIES[resource as AdminResource]) };
+    case 'create': {
+      const schema = CREATE_BODIES[resource as AdminResource];
+      if (!schema) throw new UsageError(`${resource} are not created here: users create them at consent`);
+      return { method: 'POST', path: collection, body: body(schema) };
+    }
     case 'list':
       return { method: 'GET', path: collection };
     case 'get':
@@ -115,7 +127,7 @@ export function toAdminRequest(args: ParsedArgs): AdminRequest {
 type AdminResource = (typeof ADMIN_RESOURCES)[number];
 type BodySchema = z.ZodObject;
 
-const CREATE_BODIES: Record<AdminResource, BodySchema> = {
+const CREATE_BODIES: Partial<Record<AdminResource, BodySchema>> = {
   workspaces: createWorkspaceSchema,
   offerings: createOfferingSchema,
   'api-keys': createApiKeySchema,

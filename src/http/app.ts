@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { TrustProxy } from '../config.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
@@ -18,6 +19,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger,
     bodyLimit: 1024 * 1024,
+    trustProxy: trustProxyOption(resources.config.trustProxy),
     // Fastify turns Node's limit on receiving a whole request (300 s) off: a client sending its body
     // slowly would hold the connection for ever. 64 MiB in 300 s needs ~220 KB/s.
     requestTimeout: 300_000,
@@ -39,4 +41,11 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });
   }
   return app;
+}
+
+/** Fastify trusts the nearest N hops when given a function of the hop (its types omit the number form). */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }

@@ -245,6 +245,10 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
     assert.match(missing.stderr, /"error": "not_found"/);
   });
 
+  it('oauth-grants list acme --json lists the grants users gave (none yet)', async () => {
+    assert.deepEqual(json(await admin('oauth-grants', 'list', 'acme', '--json')), { oauthGrants: [] });
+  });
+
   it('usage errors exit 2 with the usage text on stderr', async () => {
     const cases: string[][] = [
       ['frobs', 'list'],
@@ -257,6 +261,7 @@ describe('agent-runs admin (in-process on DATABASE_URL)', () => {
       ['workspaces', 'create', '--slug'],
       ['workspaces', 'create', '--data', 'not json'],
       ['workspaces', 'create', '--data', '[1,2]'],
+      ['oauth-grants', 'create', 'acme'],
     ];
     const results = await Promise.all(cases.map((args) => admin(...args)));
     for (const [index, args] of cases.entries()) {

@@ -204,3 +204,42 @@ export async function obtainTokens(
     throw new Error(`token: ${exchanged.status} ${JSON.stringify(exchanged.body)}`);
   return exchanged.body;
 }
+
+/**
+ * The browser's part for an authorization URL an app built itself (e.g. with openid-client): GETs it,
+ * posts the sign-in and consent forms, and returns the redirect back to the app.
+ */
+export async function consentAt(
+  authorizationUrl: URL | string,
+  fixture: OAuthFixture,
+  options: { agentIds?: string[]; decision?: 'allow' | 'deny' } = {},
+): Promise<URL> {
+  const jar = new CookieJar();
+  const start = await fetch(authorizationUrl, { redirect: 'manual' });
+  jar.take(start);
+  const signInPage = await start.text();
+  if (start.status !== 200) throw new Error(`authorize: ${start.status} ${signInPage}`);
+  const pages = new URL('/oauth/', authorizationUrl);
+  const requestId = hiddenField(signInPage, 'request');
+  const signIn = await postForm(new URL('sign-in', pages).toString(), jar, {
+    request: requestId,
+    csrf: hiddenField(signInPage, 'csrf'),
+    email: fixture.email,
+    password: fixture.password,
+  });
+  if (signIn.status !== 303) throw new Error(`sign-in: ${signIn.status} ${await signIn.text()}`);
+  const consent = await fetch(new URL(signIn.headers.get('location') as string, pages), {
+    headers: { cookie: jar.header() },
+    redirect: 'manual',
+  });
+  const consentPage = await consent.text();
+  if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consentPage}`);
+  const decided = await postForm(new URL('consent', pages).toString(), jar, [
+    ['request', requestId],
+    ['csrf', hiddenField(consentPage, 'csrf')],
+    ['decision', options.decision ?? 'allow'],
+    ...(options.agentIds ?? []).map((id): [string, string] => ['agentIds', id]),
+  ]);
+  if (decided.status !== 303) throw new Error(`consent: ${decided.status} ${await decided.text()}`);
+  return new URL(decided.headers.get('location') as string);
+}

@@ -90,25 +90,38 @@ export class AuthorizationServer {
   /** The token endpoint: `authorization_code` (with `code_verifier`) and `refresh_token`, client secret required. */
   async token(request: EndpointRequest): Promise<EndpointResponse> {
     const authorization = header(request.headers, 'authorization');
-    if (!clientCredentialsOf(authorization, request.body)) return clientAuthenticationRequired(authorization);
+    const credentials = clientCredentialsOf(authorization, request.body);
+    if (!credentials) return clientAuthenticationRequired(authorization);
+    // The library reads Basic credentials without undoing their form-encoding (RFC 6749 §2.3.1: `_` may
+    // arrive as `%5F`), so it gets the decoded credentials in the body instead.
+    const { authorization: _basic, ...headers } = flatHeaders(request.headers);
+    const body = {
+      ...request.body,
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+    };
     const response = new OAuth2Server.Response();
     try {
       await this.#tokens.token(
-        new OAuth2Server.Request({
-          method: request.method,
-          headers: flatHeaders(request.headers),
-          query: {},
-          body: request.body,
-        }),
+        new OAuth2Server.Request({ method: request.method, headers, query: {}, body }),
         response,
       );
     } catch (error) {
       if (!(error instanceof OAuth2Server.OAuthError)) throw error;
       if (error instanceof OAuth2Server.ServerError) throw (error as { inner?: unknown }).inner ?? error;
-      return { status: response.status ?? 400, headers: stringHeaders(response), body: response.body };
+      if (authorization && error instanceof OAuth2Server.InvalidClientError) {
+        return oauthError(401, 'invalid_client', error.message, {
+          'www-authenticate': 'Basic realm="oauth"',
+        });
+      }
+      // Built from the error: the library throws some (a non-form body) before writing them to the response.
+      return oauthError(error.code, error.name, error.message, stringHeaders(response));
     }
-    const body = { ...(response.body as Record<string, unknown>), expires_in: ACCESS_TOKEN_LIFETIME_SECONDS };
-    return { status: 200, headers: stringHeaders(response), body };
+    const issued = {
+      ...(response.body as Record<string, unknown>),
+      expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    };
+    return { status: 200, headers: stringHeaders(response), body: issued };
   }
 
   /**

@@ -23,12 +23,13 @@ export function page(title: string, body: SafeHtml): string {
           }
           body {
             margin: 0;
+            padding: 0 1rem;
             background: Canvas;
             color: CanvasText;
           }
           main {
             max-width: 26rem;
-            margin: 4rem auto;
+            margin: 2rem auto;
             padding: 2rem;
             border: 1px solid #8886;
             border-radius: 12px;
@@ -68,7 +69,7 @@ export function page(title: string, body: SafeHtml): string {
             font-weight: 400;
             display: flex;
             gap: 0.5rem;
-            align-items: center;
+            align-items: baseline;
             margin: 0.5rem 0 0;
           }
           ul.scopes {
@@ -76,6 +77,7 @@ export function page(title: string, body: SafeHtml): string {
           }
           ul.scopes li {
             margin: 0.3rem 0;
+            line-height: 1.45;
           }
           code {
             font-size: 0.85em;
@@ -98,7 +100,7 @@ export function page(title: string, body: SafeHtml): string {
             border-color: #1d4ed8;
           }
           :focus-visible {
-            outline: 3px solid #f59e0b;
+            outline: 3px solid #b45309;
             outline-offset: 2px;
           }
           .error {

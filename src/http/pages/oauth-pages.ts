@@ -34,12 +34,19 @@ export function signInPage(
           type="email"
           autocomplete="username"
           required
-          autofocus
+          ${options.email ? '' : html`autofocus`}
           value="${options.email ?? ''}"
           ${error ? html` aria-describedby="sign-in-error" aria-invalid="true"` : ''}
         />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          ${options.email ? html`autofocus` : ''}
+        />
         <div class="actions"><button class="primary" type="submit">Sign in</button></div>
       </form>`,
   );

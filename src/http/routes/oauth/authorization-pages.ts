@@ -198,6 +198,20 @@ export function authorizationPages(
     if (!(await repos.oauthFlow.takeRequest(pending.id))) {
       return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
     }
+    const client = await repos.oauth.findClient(pending.appId);
+    if (!client) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
+    if (decision === 'allow' && !client.workspace.features.oauthApps) {
+      const description = "the workspace's plan does not include OAuth applications";
+      return reply.redirect(
+        errorRedirect(pending.redirectUri, {
+          error: 'unauthorized_client',
+          description,
+          state: pending.state,
+          issuer: issuer(),
+        }),
+        303,
+      );
+    }
     if (decision === 'deny') {
       const description = 'the user denied access';
       return reply.redirect(
