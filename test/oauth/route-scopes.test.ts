@@ -4,6 +4,7 @@ import { OAUTH_SCOPE_NAMES, type OAuthScope } from '../../src/domain/oauth-scope
 import { createOAuthFixture, obtainTokens, type OAuthFixture } from '../support/oauth-flow.ts';
 import { openSse, readAll, readToEnd } from '../support/sse-client.ts';
 import { bearer, startTestServer, type TestResponse, type TestServer } from '../support/test-server.ts';
+import { registeredRoutes } from '../support/registered-routes.ts';
 
 const WS = '/api/v1/workspaces/:workspaceSlug';
 
@@ -281,23 +282,6 @@ function concrete(row: Row, context: Context): string {
     .replace(':sessionId', context.sessionId);
 }
 
-/** `METHOD path` of every route the server registered, from Fastify's route tree. */
-function registeredRoutes(server: TestServer): string[] {
-  const table = server.service.app.printRoutes({ commonPrefix: false });
-  const stack: string[] = [];
-  const routes: string[] = [];
-  for (const line of table.split('\n')) {
-    const match = /^([│ ├└─]*?)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
-    if (!match) continue;
-    const depth = (match[1] ?? '').length / 4;
-    stack.length = depth;
-    const path = (stack[depth - 1] ?? '') + match[2];
-    stack.push(path);
-    for (const method of (match[3] ?? '').split(', ')) if (method) routes.push(`${method} ${path}`);
-  }
-  return routes;
-}
-
 describe('OAuth scopes: every workspace route and userinfo requires its scope from the spec table', () => {
   const context = {} as Context;
   /**
@@ -346,7 +330,7 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
   after(() => context.server?.close());
 
   it('the scope table names every route under /api/v1/workspaces/:workspaceSlug and /api/oauth/userinfo, and only registered routes', () => {
-    const registered = registeredRoutes(context.server).filter(
+    const registered = registeredRoutes(context.server.service.app).filter(
       (route) =>
         !route.startsWith('HEAD ') &&
         (route.includes(' /api/v1/workspaces/:workspaceSlug/') || route.endsWith(' /api/oauth/userinfo')),

@@ -327,6 +327,30 @@ describe('OAuth consent form', () => {
     assert.equal(await codesOf(app), 0);
   });
 
+  it('"Sign in as someone else" ends the session: the same request shows the sign-in page, the old cookie is signed out', async () => {
+    const app = await fixture();
+    const at = await atConsent(server, app);
+    const signedInCookie = at.jar.header();
+    assert.match(at.page, /Sign in as someone else/);
+    const forged = await postForm(`${server.baseUrl}/oauth/sign-out`, at.jar, {
+      request: at.requestId,
+      csrf: 'x',
+    });
+    await assertPage(forged, 403, /could not be verified/);
+    const out = await postForm(`${server.baseUrl}/oauth/sign-out`, at.jar, {
+      request: at.requestId,
+      csrf: at.csrf,
+    });
+    await out.body?.cancel();
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.get('location'), `consent?request=${at.requestId}`);
+    assert.notEqual(at.jar.header(), signedInCookie, 'a new session cookie');
+    const page = await assertPage(await getConsent(server, at.jar.header(), at.requestId), 200, /Sign in/);
+    assert.match(page, /name="password"/);
+    const old = await assertPage(await getConsent(server, signedInCookie, at.requestId), 200, /Sign in/);
+    assert.match(old, /name="password"/, 'the old cookie no longer opens consent');
+  });
+
   it('a workspace that loses the OAuth-applications feature before consent gets unauthorized_client, no code', async () => {
     const app = await fixture();
     const at = await atConsent(server, app);

@@ -14,7 +14,7 @@ import {
   type OAuthFixture,
 } from '../support/oauth-flow.ts';
 import { openSse, readAll, readToEnd } from '../support/sse-client.ts';
-import { bearer, type TestResponse, type TestServer } from '../support/test-server.ts';
+import { bearer, jsonRequester, type TestResponse, type TestServer } from '../support/test-server.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 
 const RUN_START_LIMIT = 200;
@@ -27,25 +27,7 @@ const TRANSPORT_REQUESTS = 300;
 
 /** A replica spoken to like a TestServer (the shared helpers only use its URL, `request` and `admin`). */
 function replica(baseUrl: string, adminToken: string): TestServer {
-  const request: TestServer['request'] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined && {
-        body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-      }),
-    });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body };
-  };
+  const request = jsonRequester(baseUrl);
   return {
     baseUrl,
     adminToken,

@@ -104,7 +104,25 @@ export async function serveOn(
   const { port } = service.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
 
-  const request: TestServer['request'] = async (method, path, requestOptions = {}) => {
+  const request = jsonRequester(baseUrl);
+
+  return {
+    baseUrl,
+    adminToken,
+    service,
+    request,
+    admin: (method, path, body) =>
+      request(method, `/admin/v1${path}`, {
+        ...(body !== undefined && { body }),
+        headers: { authorization: `Bearer ${adminToken}` },
+      }),
+    close: () => service.close(),
+  };
+}
+
+/** `request` of a TestServer for any base URL: JSON in and out, text kept when the body is not JSON. */
+export function jsonRequester(baseUrl: string): TestServer['request'] {
+  return async (method, path, requestOptions = {}) => {
     const headers: Record<string, string> = { ...requestOptions.headers };
     if (requestOptions.body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${baseUrl}${path}`, {
@@ -123,19 +141,6 @@ export async function serveOn(
       // not JSON: keep the text
     }
     return { status: response.status, headers: response.headers, body };
-  };
-
-  return {
-    baseUrl,
-    adminToken,
-    service,
-    request,
-    admin: (method, path, body) =>
-      request(method, `/admin/v1${path}`, {
-        ...(body !== undefined && { body }),
-        headers: { authorization: `Bearer ${adminToken}` },
-      }),
-    close: () => service.close(),
   };
 }
 

@@ -94,6 +94,16 @@ export function page(title: string, body: SafeHtml): string {
             border: 1px solid #888;
             cursor: pointer;
           }
+          button.link {
+            padding: 0;
+            border: 0;
+            background: none;
+            color: inherit;
+            text-decoration: underline;
+          }
+          .switch-account {
+            margin-top: 1.5rem;
+          }
           button.primary {
             background: #1d4ed8;
             color: #fff;

@@ -101,6 +101,13 @@ export function consentPage(
           <button class="primary" type="submit" name="decision" value="allow">Allow</button>
           <button type="submit" name="decision" value="deny">Deny</button>
         </div>
+      </form>
+      <form method="post" action="sign-out" class="switch-account">
+        <input type="hidden" name="request" value="${context.requestId}" />
+        <input type="hidden" name="csrf" value="${context.csrfToken}" />
+        <p class="muted">
+          Not ${details.userEmail}? <button type="submit" class="link">Sign in as someone else</button>
+        </p>
       </form>`,
   );
 }

@@ -136,6 +136,19 @@ export function authorizationPages(
     return reply.redirect(`consent?request=${pending.id}`, 303);
   });
 
+  // "Not you?": the browser's session ends and the same request asks for a sign-in again.
+  app.post('/oauth/sign-out', async (request, reply) => {
+    const form = request.body as FormBody;
+    const pending = await repos.oauthFlow.findRequest(single(form.request));
+    if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
+    const session = await sessions.current(request);
+    if (!session || !sessions.csrfValid(session, pending.id, form.csrf)) {
+      return sendPage(reply, 403, messagePage('Form expired', UNVERIFIED));
+    }
+    await sessions.start(reply, pending.workspaceId, null, session);
+    return reply.redirect(`consent?request=${pending.id}`, 303);
+  });
+
   app.get('/oauth/consent', async (request, reply) => {
     const pending = await repos.oauthFlow.findRequest(single((request.query as FormBody).request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
