@@ -190,7 +190,10 @@ describe('OAuth sign-in and consent pages in a real browser', () => {
         'Read runs and follow their streams (runs:read)',
         'Start runs, answer their tool calls and cancel them (runs:write)',
       ]);
-      assert.ok(await page.getByText(fixture.email, { exact: true }).isVisible(), 'the page says who is signed in');
+      assert.ok(
+        await page.getByText(fixture.email, { exact: true }).isVisible(),
+        'the page says who is signed in',
+      );
       await screenshot(t, page, 'consent');
 
       await page.getByLabel(support().name).check();
