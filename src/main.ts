@@ -17,6 +17,7 @@ import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/lifecycle/run-exe
 import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
+import { HostedAgents } from './engine/lifecycle/hosted-agents.ts';
 import { RunDispatcher } from './engine/lifecycle/run-dispatcher.ts';
 import { controlPipelineFor } from './engine/controls/run-controls.ts';
 import type { AdmittedRun, ModelPort, RunEventBus, RunQueue, RunSignals } from './engine/ports.ts';
@@ -240,6 +241,14 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       dispatcher.start(options.engine?.dispatchSweepMs ?? DEFAULT_DISPATCH_SWEEP_MS);
     }
 
+    const sessionService = new SessionService({
+      sessions: repos.sessions,
+      agents: repos.agents,
+      resolver: catalog,
+      toolCatalog,
+      runs: runService,
+    });
+    const heartbeatMs = options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     const resources: AppResources = {
       config,
       storage,
@@ -255,16 +264,18 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       ...(redis && { redis }),
       engine: {
         runs: runService,
-        sessions: new SessionService({
-          sessions: repos.sessions,
+        sessions: sessionService,
+        hostedAgents: new HostedAgents({
           agents: repos.agents,
-          resolver: catalog,
-          toolCatalog,
-          runs: runService,
+          contexts: repos.a2aContexts,
+          sessions: sessionService,
+          store: repos.runEvents,
+          bus,
+          heartbeatMs,
         }),
         events: repos.runEvents,
         bus,
-        heartbeatMs: options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+        heartbeatMs,
       },
     };
     const app = await buildApp(resources, { logger: options.logger });

@@ -2,6 +2,7 @@ import { ConfigError } from '../config.ts';
 import { admin } from './admin.ts';
 import { UsageError } from './admin-command.ts';
 import { migrate } from './migrate.ts';
+import { openapi } from './openapi.ts';
 import { serve } from './serve.ts';
 import { worker } from './worker.ts';
 
@@ -13,6 +14,7 @@ commands:
   worker    a worker process only (needs REDIS_URL and a postgres:// DATABASE_URL)
   migrate   apply database migrations and exit
   admin     the admin API as a CLI (agent-runs admin --help)
+  openapi   print the OpenAPI 3.1 document (agent-runs openapi --help)
 
 configuration comes from the environment; see the README.`;
 
@@ -33,6 +35,8 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
       return 0;
     case 'admin':
       return admin(rest);
+    case 'openapi':
+      return openapi(rest);
     case undefined:
     case 'help':
     case '--help':

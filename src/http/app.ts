@@ -4,7 +4,9 @@ import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
 import type { AppResources } from './resources.ts';
+import { a2aRoutes } from './routes/a2a/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
+import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { healthRoutes } from './routes/health.ts';
 import { oauthRoutes } from './routes/oauth/index.ts';
 import { RUN_BODY_LIMIT } from './routes/workspace/runs.ts';
@@ -34,8 +36,11 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   // An answer given before the body has all arrived (413, 401, 429) reaches the client: the rest of the
   // body is discarded, at most as much as the largest body a route takes, for at most 30 s.
   registerLingeringClose(app, { maxDiscardBytes: RUN_BODY_LIMIT, maxLingerMs: 30_000 });
+  // First: it records every route registered after it for the OpenAPI document.
+  apiReferenceRoutes(app, resources);
   healthRoutes(app, resources);
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
+  await app.register(a2aRoutes, { prefix: '/api/a2a/:workspaceSlug/agents/:agentSlug', resources });
   await app.register(oauthRoutes, { resources });
   if (resources.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { EventStore, RateCounters, RunEventBus } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
+import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
 import type { SessionService } from '../engine/lifecycle/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
 import type { Storage } from '../storage/database.ts';
@@ -19,6 +20,8 @@ export interface AppResources {
   engine: {
     runs: RunService;
     sessions: SessionService;
+    /** Workspace agents served to A2A peers (the hosted A2A endpoint). */
+    hostedAgents: HostedAgents;
     events: EventStore;
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */

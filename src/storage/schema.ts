@@ -292,6 +292,14 @@ export interface SessionMessagesTable {
   created_at: string;
 }
 
+export interface A2aContextsTable {
+  workspace_id: string;
+  agent_id: string;
+  context_id: string;
+  session_id: string;
+  created_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -318,4 +326,5 @@ export interface Database {
   sessions: SessionsTable;
   session_metadata: SessionMetadataTable;
   session_messages: SessionMessagesTable;
+  a2a_contexts: A2aContextsTable;
 }

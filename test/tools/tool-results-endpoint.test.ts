@@ -260,6 +260,19 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
     assert.equal(ofType(replay, 'local_tool_result_in').length, 1, 'the late results were dropped');
   });
 
+  it('the run snapshot lists the calls awaiting an answer (pendingToolCalls) until they are answered', async () => {
+    const run = await pendingCall();
+    const snapshot = () =>
+      fixture.server.request('GET', `${fixture.ws}/agent-runs/${run.runId}`, { headers: fixture.headers });
+    const waiting = await snapshot();
+    assert.equal(waiting.status, 200);
+    assert.deepEqual(waiting.body.pendingToolCalls, [
+      { toolUseId: 'toolu_1', name: 'get_weather', kind: 'local' },
+    ]);
+    await answerValidly(run);
+    assert.deepEqual((await snapshot()).body.pendingToolCalls, []);
+  });
+
   it('404 not_found for an unknown run', async () => {
     const response = await post('run_01nosuchrun0000000000000000', { toolUseId: 'toolu_1', result: 'x' });
     assert.equal(response.status, 404);

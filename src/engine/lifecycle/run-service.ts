@@ -3,6 +3,7 @@ import { NotFoundError } from '../../domain/errors.ts';
 import type { Run, RunState } from '../../domain/run.ts';
 import type { RunRequest, RunSpec, SessionHistoryRef } from '../../domain/run-spec.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
+import type { ClientToolKind } from '../../domain/tool-ref.ts';
 import type { EventLogWriter } from '../log/event-log-writer.ts';
 import { errorBeforeAnyTurn } from '../loop/terminal-events.ts';
 import type { AgentStore, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
@@ -19,6 +20,13 @@ export interface RunServiceDeps extends RunSpecSources {
   signals: RunSignals;
   writer: EventLogWriter;
   logger: Logger;
+}
+
+/** A client tool call awaiting its one answer, as the run snapshot lists it. */
+export interface PendingToolCall {
+  toolUseId: string;
+  name: string;
+  kind: ClientToolKind;
 }
 
 /** A message run of a session: its id is reserved on the session before the run exists. */
@@ -102,6 +110,14 @@ export class RunService {
     const run = await this.#deps.runs.findById(workspaceId, runId);
     if (!run) throw new NotFoundError('Run not found');
     return run;
+  }
+
+  /** The run's client tool calls still awaiting an answer (none once the run ended). */
+  async pendingToolCalls(run: RunState): Promise<PendingToolCall[]> {
+    if (run.endedAt !== null) return [];
+    const calls = await this.#deps.toolCalls.findPending(run.id);
+    // Only client calls have rows, stored with their client kind.
+    return calls.map(({ toolUseId, name, kind }) => ({ toolUseId, name, kind: kind as ClientToolKind }));
   }
 
   /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */

@@ -45,12 +45,20 @@ export class SessionService {
     this.#deps = deps;
   }
 
-  /** Validates the spec as a run would (agent access, model, tools) and stores it as the session's defaults. */
-  async create(credential: RunCredential, spec: SessionSpec): Promise<Session> {
+  /**
+   * Validates the spec as a run would (agent access, model, tools) and stores it as the session's
+   * defaults, under `options.id` when the caller reserved one.
+   */
+  async create(
+    credential: RunCredential,
+    spec: SessionSpec,
+    options: { id?: string } = {},
+  ): Promise<Session> {
     const agent = await authorizeAgent(this.#deps.agents, credential, spec.agentId);
     await buildRunSpec(this.#deps, credential.workspaceId, spec, agent);
     const { metadata, ...defaults } = spec;
     return this.#deps.sessions.create({
+      ...(options.id !== undefined && { id: options.id }),
       workspaceId: credential.workspaceId,
       apiKeyId: credential.apiKeyId,
       spec: defaults,

@@ -12,8 +12,8 @@ export const REPLAY_PAGE = 100;
  * `clientTook`.
  */
 export interface SseTransport {
-  /** Queues one frame for the client. */
-  write(frame: string): void;
+  /** Queues one frame for the client; `event` is what it carries, for transports that want the event itself. */
+  write(frame: string, event: SerializedRunEvent): void;
   /** Reads up to `limit` events with `seq > afterSeq` from the run's log. */
   readAfter(afterSeq: number, limit: number): void;
   /** Asks to be told when the client has taken what was written so far. */
@@ -78,7 +78,7 @@ export class SseSequencer {
       this.#catchUp();
       return;
     }
-    this.#send(event.seq, event.type, event.frame);
+    this.#send(event, event.frame);
   }
 
   /** Input: the answer to the last `readAfter`. */
@@ -164,22 +164,21 @@ export class SseSequencer {
   /** Sends the leading run of consecutive seqs of `sorted`; what stands behind a gap is buffered again. */
   #forwardInOrder(sorted: readonly PublishedEvent[]): void {
     for (const event of sorted) {
-      if (event.seq === this.#lastSent + 1) this.#send(event.seq, event.type, event.frame);
+      if (event.seq === this.#lastSent + 1) this.#send(event, event.frame);
       else if (event.seq > this.#lastSent) this.#live.push(event);
     }
   }
 
   #sendStored(event: SerializedRunEvent): void {
-    if (event.seq > this.#lastSent)
-      this.#send(event.seq, event.type, sseFrame(event.seq, event.type, event.dataJson));
+    if (event.seq > this.#lastSent) this.#send(event, sseFrame(event.seq, event.type, event.dataJson));
   }
 
-  #send(seq: number, type: string, frame: string): void {
+  #send(event: SerializedRunEvent, frame: string): void {
     if (this.#ended) return;
-    this.#lastSent = seq;
+    this.#lastSent = event.seq;
     this.#sentSinceHeartbeat = true;
-    this.#transport.write(frame);
-    if (isTerminalEventType(type)) this.#end();
+    this.#transport.write(frame, event);
+    if (isTerminalEventType(event.type)) this.#end();
   }
 
   #end(): void {

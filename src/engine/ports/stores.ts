@@ -54,6 +54,8 @@ export interface ToolCallStore {
   expire(runId: string, toolUseIds: readonly string[]): Promise<void>;
   find(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]>;
   findOne(runId: string, toolUseId: string): Promise<ToolCallRecord | undefined>;
+  /** The calls still awaiting an answer, oldest first. */
+  findPending(runId: string): Promise<ToolCallRecord[]>;
 }
 
 export interface StoredCheckpoint<T> {
@@ -71,6 +73,18 @@ export interface CheckpointStore {
 
 export interface AgentStore {
   findById(workspaceId: string, id: string): Promise<Agent | undefined>;
+  findBySlug(workspaceId: string, slug: string): Promise<Agent | undefined>;
+}
+
+/**
+ * Which session carries each A2A conversation of a hosted agent: one row per (workspace, agent,
+ * contextId), unique, so every replica finds the same session and concurrent first messages bind one.
+ */
+export interface A2aContextStore {
+  /** The session the context is bound to, if it is. */
+  find(workspaceId: string, agentId: string, contextId: string): Promise<string | undefined>;
+  /** Binds the context to `sessionId` unless it is bound already; returns the session it is bound to. */
+  bind(workspaceId: string, agentId: string, contextId: string, sessionId: string): Promise<string>;
 }
 
 /** How a session-scoped run's end changes its session: append its turns (on success) or just free the session. */
@@ -81,6 +95,8 @@ export interface SessionRunEnd {
 }
 
 export interface NewSession {
+  /** A session id reserved beforehand (a new one otherwise). */
+  id?: string;
   workspaceId: string;
   apiKeyId: string | null;
   spec: SessionSpec;

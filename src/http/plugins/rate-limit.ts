@@ -1,4 +1,9 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import { rateLimitSubject } from '../../auth/principal.ts';
 import { rateLimitFor, type RateLimitBucket } from '../../domain/rate-limits.ts';
 import type { RateCounters } from '../../engine/ports.ts';
@@ -14,17 +19,23 @@ export function bucketOf(method: string, routeUrl: string): RateLimitBucket {
   return 'other_mutations';
 }
 
+export interface RateLimitOptions {
+  counters: RateCounters;
+  /** The request's bucket, when the route decides it (from its body: then run the hook as preHandler). */
+  bucket?: (request: FastifyRequest) => RateLimitBucket;
+}
+
 /**
  * onRequest hook for workspace routes, after authentication (before the body is read): counts the request
  * in its bucket for (workspace, credential: the API key or the access token's grant), sets the X-RateLimit-* headers,
  * and answers `429 rate_limit_exceeded` with Retry-After past the limit. If
  * the counters cannot be reached the request is served (fail open) and logged.
  */
-export function rateLimit(options: { counters: RateCounters }): onRequestAsyncHookHandler {
+export function rateLimit(options: RateLimitOptions): onRequestAsyncHookHandler & preHandlerAsyncHookHandler {
   return async function rateLimitHook(request: FastifyRequest, reply: FastifyReply) {
     const principal = request.principal;
     if (!principal) return;
-    const bucket = bucketOf(request.method, request.routeOptions.url ?? '');
+    const bucket = options.bucket?.(request) ?? bucketOf(request.method, request.routeOptions.url ?? '');
     const limit = rateLimitFor(bucket, principal.workspace.rateLimits);
     let decision;
     try {

@@ -25,6 +25,8 @@ export interface WorkspaceAuthOptions {
   workspaces: WorkspaceRepository;
   /** Routes under `/workspaces/:workspaceSlug` check that the slug is the credential's workspace. */
   checkSlug: boolean;
+  /** The path prefix a slug-mismatch hint names (the workspace API's by default). */
+  workspacePath?: (slug: string) => string;
 }
 
 /**
@@ -42,7 +44,8 @@ export function workspaceAuth(options: WorkspaceAuthOptions): onRequestAsyncHook
       const { workspaceSlug } = request.params as { workspaceSlug: string };
       const own = outcome.principal.workspace.slug;
       if (workspaceSlug !== own) {
-        const hint = `this credential belongs to workspace '${own}': use /api/v1/workspaces/${own}`;
+        const path = options.workspacePath?.(own) ?? `/api/v1/workspaces/${own}`;
+        const hint = `this credential belongs to workspace '${own}': use ${path}`;
         const exists = (await options.workspaces.findBySlug(workspaceSlug)) !== undefined;
         return reply.status(404).send(
           exists

@@ -1,12 +1,14 @@
 import type { Run } from '../../domain/run.ts';
 import type { InputMessage, RunSpec } from '../../domain/run-spec.ts';
+import type { PendingToolCall } from '../../engine/lifecycle/run-service.ts';
 
 /**
- * `GET {ws}/agent-runs/{runId}`: status, final text, error, the spec, metadata
- * and the cost triple (`tokens`, `turns`, `model`: null until the terminal
- * event is written). Inline attachment bytes are replaced by their size.
+ * `GET {ws}/agent-runs/{runId}`: status, final text, error, the spec, metadata,
+ * the client tool calls still awaiting their answer (what a restarted client
+ * answers) and the cost triple (`tokens`, `turns`, `model`: null until the
+ * terminal event is written). Inline attachment bytes are replaced by their size.
  */
-export function runSnapshot(run: Run) {
+export function runSnapshot(run: Run, pendingToolCalls: PendingToolCall[]) {
   return {
     runId: run.id,
     status: run.status,
@@ -21,6 +23,7 @@ export function runSnapshot(run: Run) {
     finalText: run.finalText,
     error: run.error,
     ...(run.failureReason !== null && { failureReason: run.failureReason }),
+    pendingToolCalls,
     tokens: run.tokens,
     turns: run.turns,
     model: run.model,

@@ -80,5 +80,6 @@ export const runRequestSchema = z
         message: 'required unless agentId is set or messages include a non-empty system message',
       });
     }
-  });
+  })
+  .meta({ id: 'RunCreateRequest' });
 export type RunRequest = z.output<typeof runRequestSchema>;

@@ -120,9 +120,9 @@ const urlFileAttachmentSchema = z.object({
   filename: z.string({ error: 'must be a string' }).optional(),
 });
 
-export const attachmentSchema = z.discriminatedUnion(
-  'type',
-  [inlineFileAttachmentSchema, urlFileAttachmentSchema],
-  { error: 'must be an object whose type is input_file or input_file_url' },
-);
+export const attachmentSchema = z
+  .discriminatedUnion('type', [inlineFileAttachmentSchema, urlFileAttachmentSchema], {
+    error: 'must be an object whose type is input_file or input_file_url',
+  })
+  .meta({ id: 'Attachment' });
 export type Attachment = z.output<typeof attachmentSchema>;

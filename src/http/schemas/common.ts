@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SLUG_PATTERN } from '../../domain/slug.ts';
+import { documentedAs } from './documented-input.ts';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_]{1,64}$/;
 
@@ -20,9 +21,12 @@ export const headersSchema = z.record(
 );
 
 /** A JSON object (not null, not an array). */
-export const jsonObjectSchema = z.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  'must be a JSON object',
+export const jsonObjectSchema = documentedAs(
+  z.custom<Record<string, unknown>>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    'must be a JSON object',
+  ),
+  z.record(z.string(), z.unknown()),
 );
 
 export const reasoningLevelSchema = z.union([

@@ -8,14 +8,16 @@ import {
 } from './limits.ts';
 import { formatNumber, stringAtMost } from './zod-helpers.ts';
 
-export const messageSchema = z.object(
-  {
-    role: z.enum(['user', 'assistant', 'system'], { error: 'must be user, assistant or system' }),
-    content: stringAtMost(CONTENT_MAX_CHARS),
-    attachments: z.array(attachmentSchema, { error: 'must be an array' }).optional(),
-  },
-  { error: 'must be an object { role, content, attachments? }' },
-);
+export const messageSchema = z
+  .object(
+    {
+      role: z.enum(['user', 'assistant', 'system'], { error: 'must be user, assistant or system' }),
+      content: stringAtMost(CONTENT_MAX_CHARS),
+      attachments: z.array(attachmentSchema, { error: 'must be an array' }).optional(),
+    },
+    { error: 'must be an object { role, content, attachments? }' },
+  )
+  .meta({ id: 'InputMessage' });
 export type Message = z.output<typeof messageSchema>;
 
 /** Index of the last message whose role is not `system`, or -1. */

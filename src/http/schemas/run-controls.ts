@@ -11,6 +11,7 @@ import {
   TOOL_BUDGETS_MAX,
 } from './limits.ts';
 import { reasoningLevelSchema } from './common.ts';
+import { documentedAs } from './documented-input.ts';
 import {
   formatNumber,
   intBetween,
@@ -39,9 +40,12 @@ const outputSchemaObject = z
         .string({ error: 'must be a string' })
         .regex(OUTPUT_SCHEMA_NAME_PATTERN, 'must match ^[a-zA-Z0-9_-]{1,64}$')
         .optional(),
-      schema: z.custom<Record<string, unknown>>(
-        isPlainObject,
-        'required: a JSON Schema whose root is a JSON object (not null, not an array)',
+      schema: documentedAs(
+        z.custom<Record<string, unknown>>(
+          isPlainObject,
+          'required: a JSON Schema whose root is a JSON object (not null, not an array)',
+        ),
+        z.record(z.string(), z.unknown()),
       ),
       enforcement: z.enum(['best_effort', 'strict'], { error: 'must be best_effort or strict' }).optional(),
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
+import { documentedAs } from './documented-input.ts';
 import { CONTENT_MAX_CHARS, METADATA_KEY_PATTERN, METADATA_VALUE_MAX_CHARS } from './limits.ts';
 
 /** A query parameter holding an integer in [min, max], with one message naming the range for any other value. */
@@ -15,8 +16,9 @@ export const sessionCreateSchema = z
     {
       ...agentSpecFields,
       localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
-      prompt: z.unknown().optional(),
-      messages: z.unknown().optional(),
+      // Accepted only to be refused with a message pointing at /messages.
+      prompt: documentedAs(z.unknown(), z.never()).optional(),
+      messages: documentedAs(z.unknown(), z.never()).optional(),
     },
     { error: 'must be a JSON object' },
   )
@@ -36,7 +38,8 @@ export const sessionCreateSchema = z
       });
     }
   })
-  .transform(({ prompt: _prompt, messages: _messages, ...spec }) => spec);
+  .transform(({ prompt: _prompt, messages: _messages, ...spec }) => spec)
+  .meta({ id: 'SessionCreateRequest' });
 
 /** `POST {ws}/agent-sessions/{id}/messages`: the input, refreshed tools, and one-run overrides. */
 export const sessionMessageSchema = z
@@ -60,7 +63,8 @@ export const sessionMessageSchema = z
     if ((body.prompt === undefined) === (body.messages === undefined)) {
       context.addIssue({ code: 'custom', message: 'exactly one of prompt or messages is required' });
     }
-  });
+  })
+  .meta({ id: 'SessionMessageRequest' });
 
 const toList = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 

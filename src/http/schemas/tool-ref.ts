@@ -54,11 +54,11 @@ const mcpLocalRef = z.object({
 });
 
 /** One entry of a spec's `tools`, discriminated by `kind`. */
-export const toolRefSchema = z.discriminatedUnion(
-  'kind',
-  [svcRef, svcPluginRef, localRef, a2aRef, a2aLocalRef, mcpRef, mcpLocalRef],
-  { error: 'kind must be one of svc, svc_plugin, local, a2a, a2a_local, mcp, mcp_local' },
-);
+export const toolRefSchema = z
+  .discriminatedUnion('kind', [svcRef, svcPluginRef, localRef, a2aRef, a2aLocalRef, mcpRef, mcpLocalRef], {
+    error: 'kind must be one of svc, svc_plugin, local, a2a, a2a_local, mcp, mcp_local',
+  })
+  .meta({ id: 'ToolRef' });
 
 export type ToolRefInput = z.output<typeof toolRefSchema>;
 export const toolRefsSchema = z.array(toolRefSchema);

@@ -5,6 +5,7 @@ import {
   decodedBase64Size,
   INLINE_ATTACHMENT_BYTES_MAX,
 } from './agent-spec.ts';
+import { documentedAs } from './documented-input.ts';
 
 const RESULT_MAX_BYTES = 2 * 1024 * 1024;
 const ERROR_MAX_BYTES = 8 * 1024;
@@ -27,7 +28,7 @@ export const toolResultSchema = z
     result: z.string().optional(),
     error: z.string().optional(),
     // Checked below, and only with a result: with `error` the spec ignores files, whatever they hold.
-    files: z.unknown().optional(),
+    files: documentedAs(z.unknown(), z.array(fileSchema).max(FILES_MAX)).optional(),
   })
   .superRefine((body, context) => {
     if ((body.result === undefined) === (body.error === undefined)) {
@@ -74,4 +75,5 @@ export const toolResultSchema = z
       return z.NEVER;
     }
     return { toolUseId: body.toolUseId, answer: { result: body.result ?? '', files: parsed } };
-  });
+  })
+  .meta({ id: 'ToolResultBody' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentedAs } from './documented-input.ts';
 
 export const formatNumber = (value: number) => value.toLocaleString('en-US');
 
@@ -34,7 +35,7 @@ export function scalarOrObject<S extends z.ZodType, O extends z.ZodType>(
   object: O,
   error: string,
 ) {
-  return z.unknown().transform((value, ctx): z.output<S> | z.output<O> => {
+  const schema = z.unknown().transform((value, ctx): z.output<S> | z.output<O> => {
     const isObject = isPlainObject(value);
     const parsed = (isObject ? object : scalar).safeParse(value);
     if (parsed.success) return parsed.data as z.output<S> | z.output<O>;
@@ -43,4 +44,5 @@ export function scalarOrObject<S extends z.ZodType, O extends z.ZodType>(
     }
     return z.NEVER;
   });
+  return documentedAs(schema, z.union([scalar, object]));
 }

@@ -8,6 +8,7 @@ import { unfinishedRuns } from './0006-unfinished-runs.ts';
 import { runDispatch } from './0007-run-dispatch.ts';
 import { serverTools } from './0008-server-tools.ts';
 import { oauth } from './0009-oauth.ts';
+import { a2aContexts } from './0010-a2a-contexts.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-run-dispatch': runDispatch,
   '0008-server-tools': serverTools,
   '0009-oauth': oauth,
+  '0010-a2a-contexts': a2aContexts,
 };
 
 export const migrationProvider: MigrationProvider = {

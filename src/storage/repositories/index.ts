@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { A2aContextRepository } from './a2a-context-repository.ts';
 import { AgentRepository } from './agent-repository.ts';
 import { ApiKeyRepository } from './api-key-repository.ts';
 import { FeedbackRepository } from './feedback-repository.ts';
@@ -42,6 +43,7 @@ export interface Repositories {
   serverCalls: ServerCallRepository;
   files: StoredFileRepository;
   pluginRecords: PluginRecordRepository;
+  a2aContexts: A2aContextRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -66,5 +68,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     serverCalls: new ServerCallRepository(db),
     files: new StoredFileRepository(db),
     pluginRecords: new PluginRecordRepository(db),
+    a2aContexts: new A2aContextRepository(db),
   };
 }

@@ -16,7 +16,7 @@ export class SessionRepository implements SessionStore {
   async create(input: NewSession): Promise<Session> {
     const now = nowIso();
     const row: SessionsTable = {
-      id: newId('session'),
+      id: input.id ?? newId('session'),
       workspace_id: input.workspaceId,
       api_key_id: input.apiKeyId,
       status: 'active',

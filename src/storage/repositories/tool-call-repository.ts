@@ -66,6 +66,18 @@ export class ToolCallRepository implements ToolCallStore {
     return rows.map(toRecord);
   }
 
+  async findPending(runId: string): Promise<ToolCallRecord[]> {
+    const rows = await this.#db
+      .selectFrom('tool_calls')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .orderBy('tool_use_id')
+      .execute();
+    return rows.map(toRecord);
+  }
+
   async findOne(runId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
     const [record] = await this.find(runId, [toolUseId]);
     return record;

@@ -5,6 +5,8 @@ import { API_KEY_USAGES } from '../../../domain/api-key.ts';
 import { InvalidRequestError } from '../../../domain/errors.ts';
 import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
+import { describeAdminRoute } from './describe-admin-route.ts';
+import { apiKeyCreatedSchema, apiKeyListSchema } from '../../schemas/responses/admin.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
 /** The body of `POST …/api-keys` (also read by the admin CLI to type its flags). */
@@ -18,35 +20,62 @@ export const createApiKeySchema = z.strictObject({
 type Params = { slug: string };
 
 export function adminApiKeyRoutes(app: FastifyInstance, { repos }: AppResources): void {
-  app.post<{ Params: Params }>('/workspaces/:slug/api-keys', async (request, reply) => {
-    const body = parseInput(createApiKeySchema, request.body);
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    const agentIds = [...new Set(body.agentIds ?? [])];
-    for (const agentId of agentIds) {
-      if (!(await repos.agents.findById(workspace.id, agentId))) {
-        throw new InvalidRequestError(`agentIds: no agent '${agentId}' in workspace '${workspace.slug}'`);
+  app.post<{ Params: Params }>(
+    '/workspaces/:slug/api-keys',
+    describeAdminRoute({
+      operationId: 'createApiKey',
+      summary: 'Create an API key',
+      description: 'The key is shown once, in this answer; it is stored hashed.',
+      body: createApiKeySchema,
+      responses: { 201: { description: 'The key.', body: apiKeyCreatedSchema } },
+      errors: ['not_found'],
+    }),
+    async (request, reply) => {
+      const body = parseInput(createApiKeySchema, request.body);
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      const agentIds = [...new Set(body.agentIds ?? [])];
+      for (const agentId of agentIds) {
+        if (!(await repos.agents.findById(workspace.id, agentId))) {
+          throw new InvalidRequestError(`agentIds: no agent '${agentId}' in workspace '${workspace.slug}'`);
+        }
       }
-    }
-    const key = generateApiKey();
-    const apiKey = await repos.apiKeys.create({
-      workspaceId: workspace.id,
-      name: body.name ?? 'API key',
-      usage: body.usage ?? 'developer_api',
-      agentIds,
-      expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
-      keyHash: hashApiKey(key),
-      keyPrefix: displayPrefix(key),
-    });
-    return reply.status(201).send({ id: apiKey.id, key });
-  });
+      const key = generateApiKey();
+      const apiKey = await repos.apiKeys.create({
+        workspaceId: workspace.id,
+        name: body.name ?? 'API key',
+        usage: body.usage ?? 'developer_api',
+        agentIds,
+        expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
+        keyHash: hashApiKey(key),
+        keyPrefix: displayPrefix(key),
+      });
+      return reply.status(201).send({ id: apiKey.id, key });
+    },
+  );
 
-  app.get<{ Params: Params }>('/workspaces/:slug/api-keys', async (request) => {
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    return { apiKeys: await repos.apiKeys.listByWorkspace(workspace.id) };
-  });
+  app.get<{ Params: Params }>(
+    '/workspaces/:slug/api-keys',
+    describeAdminRoute({
+      operationId: 'listApiKeys',
+      summary: 'List API keys',
+      responses: { 200: { description: 'The keys (never the secrets).', body: apiKeyListSchema } },
+      errors: ['not_found'],
+    }),
+    async (request) => {
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      return { apiKeys: await repos.apiKeys.listByWorkspace(workspace.id) };
+    },
+  );
 
   app.delete<{ Params: Params & { id: string } }>(
     '/workspaces/:slug/api-keys/:id',
+    describeAdminRoute({
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key',
+      description: 'The key answers 401 from then on.',
+      responses: { 204: { description: 'Revoked.' } },
+      errors: ['not_found'],
+    }),
     async (request, reply) => {
       const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
       notFoundUnless(

@@ -4,6 +4,12 @@ import { withoutUndefined } from '../../../domain/without-undefined.ts';
 import { DEFAULT_MAX_CONCURRENT_RUNS } from '../../../domain/workspace.ts';
 import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
+import { describeAdminRoute } from './describe-admin-route.ts';
+import {
+  createdWithSlugSchema,
+  workspaceListSchema,
+  workspaceSchema,
+} from '../../schemas/responses/admin.ts';
 import { slugSchema } from '../../schemas/common.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
@@ -34,45 +40,90 @@ export const updateWorkspaceSchema = z.strictObject({
 });
 
 export function adminWorkspaceRoutes(app: FastifyInstance, { repos, catalog }: AppResources): void {
-  app.post('/workspaces', async (request, reply) => {
-    const body = parseInput(createWorkspaceSchema, request.body);
-    const workspace = await repos.workspaces.create({
-      slug: body.slug,
-      name: body.name ?? body.slug,
-      features: { apiKeys: body.features?.apiKeys ?? true, oauthApps: body.features?.oauthApps ?? true },
-      rateLimits: withoutUndefined(body.rateLimits ?? {}),
-      maxConcurrentRuns: body.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS,
-    });
-    return reply.status(201).send({ id: workspace.id, slug: workspace.slug });
-  });
-
-  app.get('/workspaces', async () => ({ workspaces: await repos.workspaces.list() }));
-
-  app.get<{ Params: { slug: string } }>('/workspaces/:slug', async (request) =>
-    workspaceBySlug(repos.workspaces, request.params.slug),
+  app.post(
+    '/workspaces',
+    describeAdminRoute({
+      operationId: 'createWorkspace',
+      summary: 'Create a workspace',
+      body: createWorkspaceSchema,
+      responses: { 201: { description: 'The workspace was created.', body: createdWithSlugSchema } },
+      errors: ['conflict'],
+    }),
+    async (request, reply) => {
+      const body = parseInput(createWorkspaceSchema, request.body);
+      const workspace = await repos.workspaces.create({
+        slug: body.slug,
+        name: body.name ?? body.slug,
+        features: { apiKeys: body.features?.apiKeys ?? true, oauthApps: body.features?.oauthApps ?? true },
+        rateLimits: withoutUndefined(body.rateLimits ?? {}),
+        maxConcurrentRuns: body.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS,
+      });
+      return reply.status(201).send({ id: workspace.id, slug: workspace.slug });
+    },
   );
 
-  app.patch<{ Params: { slug: string } }>('/workspaces/:slug', async (request) => {
-    const body = parseInput(updateWorkspaceSchema, request.body);
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    // A raised limit admits waiting runs at the workers' next dispatch sweep (within seconds): this
-    // process may have no worker (the admin CLI), so it does not admit them itself.
-    return repos.workspaces.update(workspace.id, {
-      ...(body.name !== undefined && { name: body.name }),
-      ...(body.maxConcurrentRuns !== undefined && { maxConcurrentRuns: body.maxConcurrentRuns }),
-      ...(body.features !== undefined && {
-        features: { ...workspace.features, ...withoutUndefined(body.features) },
-      }),
-      ...(body.rateLimits !== undefined && {
-        rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) },
-      }),
-    });
-  });
+  app.get(
+    '/workspaces',
+    describeAdminRoute({
+      operationId: 'listWorkspaces',
+      summary: 'List workspaces',
+      responses: { 200: { description: 'Every workspace.', body: workspaceListSchema } },
+    }),
+    async () => ({ workspaces: await repos.workspaces.list() }),
+  );
 
-  app.delete<{ Params: { slug: string } }>('/workspaces/:slug', async (request, reply) => {
-    const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-    notFoundUnless(await repos.workspaces.delete(workspace.id), `workspace '${request.params.slug}'`);
-    catalog.invalidate();
-    return reply.status(204).send();
-  });
+  app.get<{ Params: { slug: string } }>(
+    '/workspaces/:slug',
+    describeAdminRoute({
+      operationId: 'getWorkspace',
+      summary: 'Read a workspace',
+      responses: { 200: { description: 'The workspace.', body: workspaceSchema } },
+      errors: ['not_found'],
+    }),
+    async (request) => workspaceBySlug(repos.workspaces, request.params.slug),
+  );
+
+  app.patch<{ Params: { slug: string } }>(
+    '/workspaces/:slug',
+    describeAdminRoute({
+      operationId: 'updateWorkspace',
+      summary: 'Update a workspace',
+      description: "A raised maxConcurrentRuns admits waiting runs at the workers' next dispatch sweep.",
+      body: updateWorkspaceSchema,
+      responses: { 200: { description: 'The updated workspace.', body: workspaceSchema } },
+      errors: ['not_found'],
+    }),
+    async (request) => {
+      const body = parseInput(updateWorkspaceSchema, request.body);
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      // A raised limit admits waiting runs at the workers' next dispatch sweep (within seconds): this
+      // process may have no worker (the admin CLI), so it does not admit them itself.
+      return repos.workspaces.update(workspace.id, {
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.maxConcurrentRuns !== undefined && { maxConcurrentRuns: body.maxConcurrentRuns }),
+        ...(body.features !== undefined && {
+          features: { ...workspace.features, ...withoutUndefined(body.features) },
+        }),
+        ...(body.rateLimits !== undefined && {
+          rateLimits: { ...workspace.rateLimits, ...withoutUndefined(body.rateLimits) },
+        }),
+      });
+    },
+  );
+
+  app.delete<{ Params: { slug: string } }>(
+    '/workspaces/:slug',
+    describeAdminRoute({
+      operationId: 'deleteWorkspace',
+      summary: 'Delete a workspace',
+      responses: { 204: { description: 'Deleted.' } },
+      errors: ['not_found'],
+    }),
+    async (request, reply) => {
+      const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
+      notFoundUnless(await repos.workspaces.delete(workspace.id), `workspace '${request.params.slug}'`);
+      catalog.invalidate();
+      return reply.status(204).send();
+    },
+  );
 }

@@ -7,8 +7,16 @@ import type { AuthorizationRequest } from '../../../storage/repositories/oauth-f
 import type { BrowserSessions } from '../../oauth/browser-sessions.ts';
 import { issuerOf } from '../../oauth/issuer.ts';
 import { signInThrottle } from '../../oauth/sign-in-throttle.ts';
+import { describeRoute } from '../../openapi/describe-route.ts';
 import { consentPage, messagePage, signInPage } from '../../pages/oauth-pages.ts';
 import type { AppResources } from '../../resources.ts';
+import {
+  ANSWER_CONSENT,
+  AUTHORIZE,
+  SHOW_CONSENT,
+  SIGN_IN,
+  SIGN_OUT,
+} from './authorization-page-descriptions.ts';
 
 /** An authorization request waits this long for sign-in and consent. */
 const REQUEST_LIFETIME_MS = 10 * 60 * 1000;
@@ -62,7 +70,7 @@ export function authorizationPages(
     return sendPage(reply, status, signInPage(context, { ...(email && { email }), ...(error && { error }) }));
   }
 
-  app.get('/oauth/authorize', async (request, reply) => {
+  app.get('/oauth/authorize', describeRoute(AUTHORIZE), async (request, reply) => {
     const check = await checkAuthorizationRequest(repos.oauth, request.query as Record<string, unknown>);
     if (!check.ok && !check.redirect)
       return sendPage(reply, 400, messagePage('Invalid request', check.message));
@@ -92,7 +100,7 @@ export function authorizationPages(
     return showSignIn(reply, pending);
   });
 
-  app.post('/oauth/sign-in', async (request, reply) => {
+  app.post('/oauth/sign-in', describeRoute(SIGN_IN), async (request, reply) => {
     const form = request.body as FormBody;
     const pending = await repos.oauthFlow.findRequest(single(form.request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
@@ -137,7 +145,7 @@ export function authorizationPages(
   });
 
   // "Not you?": the browser's session ends and the same request asks for a sign-in again.
-  app.post('/oauth/sign-out', async (request, reply) => {
+  app.post('/oauth/sign-out', describeRoute(SIGN_OUT), async (request, reply) => {
     const form = request.body as FormBody;
     const pending = await repos.oauthFlow.findRequest(single(form.request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
@@ -149,7 +157,7 @@ export function authorizationPages(
     return reply.redirect(`consent?request=${pending.id}`, 303);
   });
 
-  app.get('/oauth/consent', async (request, reply) => {
+  app.get('/oauth/consent', describeRoute(SHOW_CONSENT), async (request, reply) => {
     const pending = await repos.oauthFlow.findRequest(single((request.query as FormBody).request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
     const session = await sessions.current(request);
@@ -179,7 +187,7 @@ export function authorizationPages(
     return agents.filter((agent) => !agent.isSystem).map((agent) => ({ id: agent.id, name: agent.name }));
   }
 
-  app.post('/oauth/consent', async (request, reply) => {
+  app.post('/oauth/consent', describeRoute(ANSWER_CONSENT), async (request, reply) => {
     const form = request.body as FormBody;
     const pending = await repos.oauthFlow.findRequest(single(form.request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));

@@ -10,12 +10,29 @@ import type { AppResources } from '../../resources.ts';
 import { runRequestSchema } from '../../schemas/agent-spec.ts';
 import { toolResultSchema } from '../../schemas/tool-result.ts';
 import { RunEventStream } from '../../sse/run-event-stream.ts';
-import { requiresScopes } from '../../plugins/required-scopes.ts';
+import { describeRoute } from '../../openapi/describe-route.ts';
+import { runEventSchema } from '../../schemas/responses/run-events.ts';
+import {
+  runCancelledSchema,
+  runCreatedSchema,
+  runSnapshotSchema,
+  toolResultAcceptedSchema,
+} from '../../schemas/responses/runs.ts';
 
 type RunParams = { workspaceSlug: string; runId: string };
 
 const streamQuerySchema = z.object({
-  lastSeq: z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).optional(),
+  lastSeq: z
+    .string()
+    .regex(/^\d+$/, 'must be a non-negative integer')
+    .transform(Number)
+    .optional()
+    .describe('Resume after this seq (ignored when Last-Event-ID is sent).'),
+});
+
+/** Read by `cursorOf`: what EventSource sends on reconnect. */
+const streamHeadersSchema = z.object({
+  'Last-Event-ID': z.string().regex(/^\d+$/).optional().describe('Resume after this seq; wins over lastSeq.'),
 });
 
 /** Run creation, snapshot, the SSE stream and cancellation. */
@@ -28,7 +45,20 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
 
   app.post(
     '/agent-runs',
-    { bodyLimit: RUN_BODY_LIMIT, ...requiresScopes('runs:write') },
+    {
+      bodyLimit: RUN_BODY_LIMIT,
+      ...describeRoute({
+        operationId: 'createRun',
+        summary: 'Start a run',
+        description:
+          "Validates the agent spec plus `prompt` or `messages`, resolves the model, stores the run and answers at once: the run executes in a worker. A transient queueing failure becomes the run's terminal `error` event, not a 5xx.",
+        tags: ['runs'],
+        scopes: ['runs:write'],
+        body: runRequestSchema,
+        responses: { 202: { description: 'The run was accepted.', body: runCreatedSchema } },
+        errors: ['invalid_model', 'forbidden'],
+      }),
+    },
     async (request, reply) => {
       const body = parseInput(runRequestSchema, request.body) as RunRequest;
       const principal = principalOf(request);
@@ -39,13 +69,44 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     },
   );
 
-  app.get<{ Params: RunParams }>('/agent-runs/:runId', requiresScopes('runs:read'), async (request) =>
-    runSnapshot(await engine.runs.get(principalOf(request).workspace.id, request.params.runId)),
+  app.get<{ Params: RunParams }>(
+    '/agent-runs/:runId',
+    describeRoute({
+      operationId: 'getRun',
+      summary: 'Read a run',
+      description:
+        'Status, final text, error, the spec, metadata, the client tool calls awaiting an answer (`pendingToolCalls`) and the usage triple (`tokens`, `turns`, `model`: null until the terminal event). No live subscription.',
+      tags: ['runs'],
+      scopes: ['runs:read'],
+      responses: { 200: { description: 'The run snapshot.', body: runSnapshotSchema } },
+      errors: ['not_found'],
+    }),
+    async (request) => {
+      const run = await engine.runs.get(principalOf(request).workspace.id, request.params.runId);
+      return runSnapshot(run, await engine.runs.pendingToolCalls(run));
+    },
   );
 
   app.get<{ Params: RunParams }>(
     '/agent-runs/:runId/stream',
-    requiresScopes('runs:read'),
+    describeRoute({
+      operationId: 'streamRunEvents',
+      summary: "Follow a run's events",
+      description:
+        'Server-Sent Events: each frame has `id: <seq>`, `event: <type>` and `data: <JSON { seq, type, data }>`. Events after the cursor are replayed from the persisted log, then the stream goes on live; it closes right after the terminal event. Idle streams get comment lines as heartbeats.',
+      tags: ['runs'],
+      scopes: ['runs:read'],
+      query: streamQuerySchema,
+      headers: streamHeadersSchema,
+      responses: {
+        200: {
+          description: 'The event stream; every `data` line is one RunEvent.',
+          contentType: 'text/event-stream',
+          body: runEventSchema,
+        },
+      },
+      errors: ['not_found'],
+    }),
     async (request, reply) => {
       const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
       const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
@@ -67,7 +128,20 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
 
   app.post<{ Params: RunParams }>(
     '/agent-runs/:runId/tool-results',
-    { bodyLimit: TOOL_RESULT_BODY_LIMIT, ...requiresScopes('runs:write') },
+    {
+      bodyLimit: TOOL_RESULT_BODY_LIMIT,
+      ...describeRoute({
+        operationId: 'submitToolResult',
+        summary: 'Answer a client-resolved tool call',
+        description:
+          'Exactly one of `result` or `error` for a pending `local_tool_call`. After a cancellation the answer is accepted and ignored.',
+        tags: ['runs'],
+        scopes: ['runs:write'],
+        body: toolResultSchema,
+        responses: { 200: { description: 'The result was stored.', body: toolResultAcceptedSchema } },
+        errors: ['not_found', 'unknown_tool_use', 'run_terminal'],
+      }),
+    },
     async (request) => {
       const { toolUseId, answer } = parseInput(toolResultSchema, request.body);
       const outcome = await engine.runs.submitToolResult(
@@ -82,7 +156,18 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
 
   app.post<{ Params: RunParams }>(
     '/agent-runs/:runId/cancel',
-    requiresScopes('runs:write'),
+    describeRoute({
+      operationId: 'cancelRun',
+      summary: 'Cancel a run',
+      description:
+        'Idempotent. The runner stops between model turns; the stream ends with a `cancelled` event.',
+      tags: ['runs'],
+      scopes: ['runs:write'],
+      responses: {
+        200: { description: 'Cancellation requested (or the run had ended).', body: runCancelledSchema },
+      },
+      errors: ['not_found'],
+    }),
     async (request) => {
       const run = await engine.runs.cancel(principalOf(request).workspace.id, request.params.runId);
       return { runId: run.id, status: run.endedAt === null ? 'cancelling' : run.status };

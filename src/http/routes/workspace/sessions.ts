@@ -12,7 +12,15 @@ import {
   sessionReplayQuerySchema,
 } from '../../schemas/session.ts';
 import { RUN_BODY_LIMIT, streamUrl } from './runs.ts';
-import { requiresScopes } from '../../plugins/required-scopes.ts';
+import { describeRoute } from '../../openapi/describe-route.ts';
+import { runCreatedSchema } from '../../schemas/responses/runs.ts';
+import {
+  sessionCreatedSchema,
+  sessionDetailSchema,
+  sessionEndedSchema,
+  sessionListSchema,
+  sessionReplaySchema,
+} from '../../schemas/responses/sessions.ts';
 
 type SessionParams = { workspaceSlug: string; sessionId: string };
 
@@ -45,26 +53,59 @@ function replayFrame(message: SessionMessage) {
 
 /** Sessions: create, list, detail, replay, message runs and delete. */
 export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): void {
-  app.post('/agent-sessions', requiresScopes('sessions:write'), async (request, reply) => {
-    const spec = parseInput(sessionCreateSchema, request.body) as SessionSpec;
-    const session = await engine.sessions.create(runCredential(principalOf(request)), spec);
-    return reply.status(201).send({ sessionId: session.id });
-  });
+  app.post(
+    '/agent-sessions',
+    describeRoute({
+      operationId: 'createSession',
+      summary: 'Create a session',
+      description:
+        'The agent spec without `prompt` or `messages`: its values become the defaults of every message run.',
+      tags: ['sessions'],
+      scopes: ['sessions:write'],
+      body: sessionCreateSchema,
+      responses: { 201: { description: 'The session was created.', body: sessionCreatedSchema } },
+      errors: ['invalid_model', 'forbidden'],
+    }),
+    async (request, reply) => {
+      const spec = parseInput(sessionCreateSchema, request.body) as SessionSpec;
+      const session = await engine.sessions.create(runCredential(principalOf(request)), spec);
+      return reply.status(201).send({ sessionId: session.id });
+    },
+  );
 
-  app.get('/agent-sessions', requiresScopes('sessions:read'), async (request) => {
-    const query = parseInput(sessionListQuerySchema, request.query, 'query');
-    const { total, sessions } = await engine.sessions.list(principalOf(request).workspace.id, {
-      metadata: query.metadata,
-      ...(query.status && { status: query.status }),
-      limit: query.limit,
-      offset: query.offset,
-    });
-    return { total, limit: query.limit, offset: query.offset, sessions: sessions.map(listEntry) };
-  });
+  app.get(
+    '/agent-sessions',
+    describeRoute({
+      operationId: 'listSessions',
+      summary: 'List sessions',
+      description: 'Most recently used first. `metadata` filters repeat as `key:value` and combine with AND.',
+      tags: ['sessions'],
+      scopes: ['sessions:read'],
+      query: sessionListQuerySchema,
+      responses: { 200: { description: 'A page of sessions.', body: sessionListSchema } },
+    }),
+    async (request) => {
+      const query = parseInput(sessionListQuerySchema, request.query, 'query');
+      const { total, sessions } = await engine.sessions.list(principalOf(request).workspace.id, {
+        metadata: query.metadata,
+        ...(query.status && { status: query.status }),
+        limit: query.limit,
+        offset: query.offset,
+      });
+      return { total, limit: query.limit, offset: query.offset, sessions: sessions.map(listEntry) };
+    },
+  );
 
   app.get<{ Params: SessionParams }>(
     '/agent-sessions/:sessionId',
-    requiresScopes('sessions:read'),
+    describeRoute({
+      operationId: 'getSession',
+      summary: 'Read a session',
+      tags: ['sessions'],
+      scopes: ['sessions:read'],
+      responses: { 200: { description: 'The session.', body: sessionDetailSchema } },
+      errors: ['not_found'],
+    }),
     async (request) => {
       const session = await engine.sessions.get(principalOf(request).workspace.id, request.params.sessionId);
       return {
@@ -78,7 +119,17 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
 
   app.get<{ Params: SessionParams }>(
     '/agent-sessions/:sessionId/events',
-    requiresScopes('sessions:read'),
+    describeRoute({
+      operationId: 'replaySession',
+      summary: "Replay a session's messages",
+      description:
+        'Every message by default (`full`); `lastMessages=N` returns the last N. Tool calls are not replayed; attachments appear as metadata.',
+      tags: ['sessions'],
+      scopes: ['sessions:read'],
+      query: sessionReplayQuerySchema,
+      responses: { 200: { description: 'The messages, oldest first.', body: sessionReplaySchema } },
+      errors: ['not_found'],
+    }),
     async (request) => {
       const query = parseInput(sessionReplayQuerySchema, request.query, 'query');
       const full = query.full === '1' || query.full === 'true' || query.lastMessages === undefined;
@@ -93,7 +144,20 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
 
   app.post<{ Params: SessionParams }>(
     '/agent-sessions/:sessionId/messages',
-    { bodyLimit: RUN_BODY_LIMIT, ...requiresScopes('sessions:write') },
+    {
+      bodyLimit: RUN_BODY_LIMIT,
+      ...describeRoute({
+        operationId: 'sendSessionMessage',
+        summary: 'Send a message (a session run)',
+        description:
+          "A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session.",
+        tags: ['sessions'],
+        scopes: ['sessions:write'],
+        body: sessionMessageSchema,
+        responses: { 202: { description: 'The run was accepted.', body: runCreatedSchema } },
+        errors: ['not_found', 'invalid_model', 'forbidden', 'session_busy', 'session_ended'],
+      }),
+    },
     async (request, reply) => {
       const message = parseInput(sessionMessageSchema, request.body) as SessionMessageRequest;
       const principal = principalOf(request);
@@ -106,7 +170,15 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
 
   app.delete<{ Params: SessionParams }>(
     '/agent-sessions/:sessionId',
-    requiresScopes('sessions:write'),
+    describeRoute({
+      operationId: 'endSession',
+      summary: 'End a session',
+      description: 'The session becomes `ended`; a run in progress is cancelled.',
+      tags: ['sessions'],
+      scopes: ['sessions:write'],
+      responses: { 200: { description: 'The session is ended.', body: sessionEndedSchema } },
+      errors: ['not_found'],
+    }),
     async (request) => {
       const session = await engine.sessions.end(principalOf(request).workspace.id, request.params.sessionId);
       return { sessionId: session.id, status: session.status };

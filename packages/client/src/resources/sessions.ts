@@ -1,0 +1,107 @@
+import { followRun, type FollowRunOptions, type RunOutcome } from '../follow-run.ts';
+import type { RequestOptions } from '../http-transport.ts';
+import type {
+  RunCreated,
+  SessionCreated,
+  SessionCreateRequest,
+  SessionDetail,
+  SessionEnded,
+  SessionList,
+  SessionMessageRequest,
+  SessionReplay,
+} from '../types.ts';
+import { segment, type WorkspaceContext } from './workspace-context.ts';
+
+export interface SessionListQuery {
+  /** AND-combined `key: value` filters. */
+  metadata?: Readonly<Record<string, string>>;
+  status?: 'active' | 'ended';
+  limit?: number;
+  offset?: number;
+}
+
+export interface SessionEventsQuery {
+  /** Every message (the default when `lastMessages` is absent). */
+  full?: boolean;
+  /** Only the last N messages. */
+  lastMessages?: number;
+}
+
+/** `{ws}/agent-sessions`: sessions, their history and their message runs. */
+export class SessionsResource {
+  readonly #context: WorkspaceContext;
+
+  constructor(context: WorkspaceContext) {
+    this.#context = context;
+  }
+
+  /** `POST {ws}/agent-sessions`: the spec becomes the default of every message run. */
+  create(spec: SessionCreateRequest, options: RequestOptions = {}): Promise<SessionCreated> {
+    return this.#context.transport.json({ method: 'POST', path: this.#path(), body: spec, ...options });
+  }
+
+  /** `GET {ws}/agent-sessions`: most recently used first. */
+  list(query: SessionListQuery = {}, options: RequestOptions = {}): Promise<SessionList> {
+    const metadata = Object.entries(query.metadata ?? {}).map(([key, value]) => `${key}:${value}`);
+    return this.#context.transport.json({
+      method: 'GET',
+      path: this.#path(),
+      query: { metadata, status: query.status, limit: query.limit, offset: query.offset },
+      ...options,
+    });
+  }
+
+  /** `GET {ws}/agent-sessions/{sessionId}`. */
+  get(sessionId: string, options: RequestOptions = {}): Promise<SessionDetail> {
+    return this.#context.transport.json({ method: 'GET', path: this.#path(sessionId), ...options });
+  }
+
+  /** `GET …/events`: the conversation's messages as replay frames. */
+  events(
+    sessionId: string,
+    query: SessionEventsQuery = {},
+    options: RequestOptions = {},
+  ): Promise<SessionReplay> {
+    return this.#context.transport.json({
+      method: 'GET',
+      path: this.#path(sessionId, 'events'),
+      query: {
+        full: query.full === undefined ? undefined : String(query.full),
+        lastMessages: query.lastMessages,
+      },
+      ...options,
+    });
+  }
+
+  /** `POST …/messages`: starts a run on the session's history (`SessionBusyError` while one is in flight). */
+  message(sessionId: string, body: SessionMessageRequest, options: RequestOptions = {}): Promise<RunCreated> {
+    return this.#context.transport.json({
+      method: 'POST',
+      path: this.#path(sessionId, 'messages'),
+      body,
+      ...options,
+    });
+  }
+
+  /** Sends a message (a prompt or a full request) and follows its run to the terminal event. */
+  async send(
+    sessionId: string,
+    message: string | SessionMessageRequest,
+    options: FollowRunOptions = {},
+  ): Promise<RunOutcome> {
+    const body = typeof message === 'string' ? { prompt: message } : message;
+    const { runId } = await this.message(sessionId, body, options.signal ? { signal: options.signal } : {});
+    return followRun(this.#context.client, runId, { ...options, createdHere: true });
+  }
+
+  /** `DELETE {ws}/agent-sessions/{sessionId}`: the session ends; an in-flight run is cancelled. */
+  end(sessionId: string, options: RequestOptions = {}): Promise<SessionEnded> {
+    return this.#context.transport.json({ method: 'DELETE', path: this.#path(sessionId), ...options });
+  }
+
+  #path(sessionId?: string, action?: string): string {
+    const base = `${this.#context.workspacePath}/agent-sessions`;
+    if (sessionId === undefined) return base;
+    return action === undefined ? `${base}/${segment(sessionId)}` : `${base}/${segment(sessionId)}/${action}`;
+  }
+}

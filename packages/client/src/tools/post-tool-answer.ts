@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  AgentRunsError,
+  InvalidRequestError,
+  RateLimitError,
+  RunTerminalError,
+  UnknownToolUseError,
+} from '../errors.ts';
+import { capUtf8, ERROR_MAX_BYTES, messageOf, type ToolAnswer } from './tool-answer.ts';
+
+/** The body of the tool-results route. */
+export type ToolResultBody = { toolUseId: string } & ToolAnswer;
+
+/** The part of the client that posts tool results (`AgentRunsClient` has it). */
+export interface ToolResultPoster {
+  runs: { submitToolResult(runId: string, body: ToolResultBody): Promise<unknown> };
+}
+
+/**
+ * How posting one answer ended: `posted` (the service took ours), `answered_elsewhere` (404
+ * `unknown_tool_use`: another client answered, or the call is gone), `run_ended` (409
+ * `run_terminal`).
+ */
+export type PostOutcome = 'posted' | 'answered_elsewhere' | 'run_ended';
+
+const MAX_ATTEMPTS = 6;
+const FIRST_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 5_000;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/**
+ * Posts one answer, retrying what may pass on a second try (no response, 429, 5xx): a retry
+ * cannot answer twice, because the service takes one result per `toolUseId` and refuses the
+ * rest with 404. A result the service refuses as invalid (such as a file of a MIME type it does
+ * not take) is replaced by an error saying so, so the call still gets its one answer.
+ */
+export async function postToolAnswer(
+  client: ToolResultPoster,
+  runId: string,
+  toolUseId: string,
+  answer: ToolAnswer,
+  options: { signal?: AbortSignal; isAnswered?: () => boolean } = {},
+): Promise<PostOutcome> {
+  let body: ToolResultBody = { toolUseId, ...answer };
+  for (let attempt = 1; ; attempt++) {
+    if (options.isAnswered?.()) return 'answered_elsewhere';
+    try {
+      await client.runs.submitToolResult(runId, body);
+      return 'posted';
+    } catch (error) {
+      if (error instanceof UnknownToolUseError) return 'answered_elsewhere';
+      if (error instanceof RunTerminalError) return 'run_ended';
+      if (error instanceof InvalidRequestError && 'result' in body) {
+        body = {
+          toolUseId,
+          error: capUtf8(`the service refused the tool's result: ${messageOf(error)}`, ERROR_MAX_BYTES),
+        };
+        continue;
+      }
+      if (!isTransient(error) || attempt >= MAX_ATTEMPTS || options.signal?.aborted) throw error;
+      await sleep(backoffMs(attempt, error), undefined, options.signal ? { signal: options.signal } : {});
+    }
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof AgentRunsError)) return !isAbort(error); // fetch failed: no response
+  return error.status === 0 || error.status === 429 || error.status >= 500;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+function backoffMs(attempt: number, error: unknown): number {
+  if (error instanceof RateLimitError && error.retryAfterSeconds !== undefined) {
+    return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
+  }
+  return Math.min(FIRST_BACKOFF_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+}

@@ -1,0 +1,126 @@
+/**
+ * The public names of the service's types: aliases of the schemas of its OpenAPI document, generated
+ * into `generated/openapi.ts` (the same zod schemas the server validates and answers with).
+ */
+import type { components } from './generated/openapi.ts';
+
+type Schemas = components['schemas'];
+
+// Run events: `{ seq, type, data }`, `type` discriminating `data`.
+
+/** One event of a run's stream. */
+export type RunEvent = Schemas['RunEvent'];
+export type RunEventType = RunEvent['type'];
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+/** The `data` of each event type. */
+export type RunEventDataByType = { [T in RunEventType]: RunEventOf<T>['data'] };
+
+export type AssistantDeltaEvent = Schemas['AssistantDeltaEvent'];
+export type ThinkingDeltaEvent = Schemas['ThinkingDeltaEvent'];
+export type AssistantMessageEvent = Schemas['AssistantMessageEvent'];
+export type ToolCallEvent = Schemas['ToolCallEvent'];
+export type ToolResultEvent = Schemas['ToolResultEvent'];
+export type ToolFilesEvent = Schemas['ToolFilesEvent'];
+export type LocalToolCallEvent = Schemas['LocalToolCallEvent'];
+export type LocalToolResultInEvent = Schemas['LocalToolResultInEvent'];
+export type LoopDetectedEvent = Schemas['LoopDetectedEvent'];
+export type ToolBudgetExceededEvent = Schemas['ToolBudgetExceededEvent'];
+export type SupervisorEvent = Schemas['SupervisorEvent'];
+export type TaskPlanEvent = Schemas['TaskPlanEvent'];
+export type ResultEvent = Schemas['ResultEvent'];
+export type RunErrorEvent = Schemas['RunErrorEvent'];
+export type CancelledEvent = Schemas['CancelledEvent'];
+
+export type AssistantDeltaData = Schemas['AssistantDeltaData'];
+export type ThinkingDeltaData = Schemas['ThinkingDeltaData'];
+export type AssistantMessageData = Schemas['AssistantMessageData'];
+export type ToolCallData = Schemas['ToolCallData'];
+export type ToolResultData = Schemas['ToolResultData'];
+export type ToolFilesData = Schemas['ToolFilesData'];
+export type LocalToolCallData = Schemas['LocalToolCallData'];
+export type LocalToolResultInData = Schemas['LocalToolResultInData'];
+export type LoopDetectedData = Schemas['LoopDetectedData'];
+export type ToolBudgetExceededData = Schemas['ToolBudgetExceededData'];
+export type SupervisorData = Schemas['SupervisorData'];
+export type TaskPlanData = Schemas['TaskPlanData'];
+export type PlanSnapshot = Schemas['PlanSnapshot'];
+export type ResultData = Schemas['ResultData'];
+export type ErrorData = Schemas['ErrorData'];
+export type CancelledData = Schemas['CancelledData'];
+
+export type TokenUsage = Schemas['TokenUsage'];
+export type ModelInfo = Schemas['ModelInfo'];
+export type StructuredOutputReport = Schemas['StructuredOutputReport'];
+
+export const TERMINAL_EVENT_TYPES = [
+  'result',
+  'error',
+  'cancelled',
+] as const satisfies readonly RunEventType[];
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+export type TerminalRunEvent = RunEventOf<TerminalEventType>;
+
+export function isTerminalEvent(event: RunEvent): event is TerminalRunEvent {
+  return event.type === 'result' || event.type === 'error' || event.type === 'cancelled';
+}
+
+// Runs
+
+export type RunCreateRequest = Schemas['RunCreateRequest'];
+export type RunCreated = Schemas['RunCreated'];
+export type RunSnapshot = Schemas['RunSnapshot'];
+export type RunSpec = Schemas['RunSpec'];
+export type RunStatus = Schemas['RunStatus'];
+export type RunCancelled = Schemas['RunCancelled'];
+export type ToolRef = Schemas['ToolRef'];
+export type InputMessage = Schemas['InputMessage'];
+export type Attachment = Schemas['Attachment'];
+export type ToolResultBody = Schemas['ToolResultBody'];
+export type ToolResultAccepted = Schemas['ToolResultAccepted'];
+export type FeedbackRequest = Schemas['FeedbackRequest'];
+export type Feedback = Schemas['Feedback'];
+export type FeedbackEntry = Schemas['FeedbackEntry'];
+export type FeedbackList = Schemas['FeedbackList'];
+
+// Models and identity
+
+export type ModelList = Schemas['ModelList'];
+export type ModelCatalogEntry = Schemas['ModelCatalogEntry'];
+export type Pricing = Schemas['Pricing'];
+export type UserInfo = Schemas['UserInfo'];
+
+// Sessions
+
+export type SessionCreateRequest = Schemas['SessionCreateRequest'];
+export type SessionCreated = Schemas['SessionCreated'];
+export type SessionMessageRequest = Schemas['SessionMessageRequest'];
+export type SessionStatus = Schemas['SessionStatus'];
+export type SessionListEntry = Schemas['SessionListEntry'];
+export type SessionList = Schemas['SessionList'];
+export type SessionDetail = Schemas['SessionDetail'];
+export type SessionReplay = Schemas['SessionReplay'];
+export type SessionReplayFrame = Schemas['SessionReplayFrame'];
+export type UserMessageFrame = Schemas['UserMessageFrame'];
+export type AssistantMessageFrame = Schemas['AssistantMessageFrame'];
+export type OtherMessageFrame = Schemas['OtherMessageFrame'];
+export type AttachmentMetadata = Schemas['AttachmentMetadata'];
+export type SessionEnded = Schemas['SessionEnded'];
+
+// Error bodies
+
+export type ErrorBody = Schemas['ErrorBody'];
+export type ModelCandidate = Schemas['ModelCandidate'];
+export type InsufficientScopeErrorBody = Schemas['InsufficientScopeError'];
+export type CredentialErrorBody = Schemas['CredentialError'];
+export type OAuthErrorBody = Schemas['OAuthError'];
+
+// OAuth
+
+export type TokenResponse = Schemas['TokenResponse'];
+export type AuthorizationServerMetadata = Schemas['AuthorizationServerMetadata'];
+
+// Hosted A2A agents
+
+export type A2aAgentCard = Schemas['A2aAgentCard'];
+export type A2aJsonRpcResponse = Schemas['A2aJsonRpcResponse'];
+export type A2aUsage = Schemas['A2aUsage'];

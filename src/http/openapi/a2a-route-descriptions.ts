@@ -1,0 +1,52 @@
+/**
+ * The descriptions of the hosted A2A endpoint's routes (`routes/a2a/`), ready for `describeRoute`:
+ * its card at the endpoint and under `.well-known`, and its JSON-RPC calls.
+ */
+import {
+  a2aAgentCardSchema,
+  a2aJsonRpcRequestSchema,
+  a2aJsonRpcResponseSchema,
+} from '../schemas/responses/a2a.ts';
+import type { RouteDescription } from './describe-route.ts';
+
+const cardAnswer = {
+  responses: { 200: { description: "The agent's card.", body: a2aAgentCardSchema } },
+  errors: ['forbidden'],
+} as const;
+
+export const A2A_ENDPOINT_CARD: RouteDescription = {
+  operationId: 'getA2aAgentCard',
+  summary: "A hosted agent's Agent Card",
+  description: "The card of a workspace agent, served at the agent's JSON-RPC endpoint.",
+  tags: ['a2a'],
+  scopes: ['runs:write'],
+  ...cardAnswer,
+};
+
+export const A2A_WELL_KNOWN_CARD: RouteDescription = {
+  operationId: 'getA2aWellKnownAgentCard',
+  summary: "A hosted agent's Agent Card (well-known path)",
+  description: 'The same card where A2A v0.3 peers look for it.',
+  tags: ['a2a'],
+  scopes: ['runs:write'],
+  ...cardAnswer,
+};
+
+export const A2A_JSON_RPC: RouteDescription = {
+  operationId: 'callA2aAgent',
+  summary: 'Call a hosted agent (A2A JSON-RPC)',
+  description:
+    'JSON-RPC 2.0 in A2A v0.3 shapes: `message/send` runs the agent and answers with its reply, whose `metadata.svc` carries the usage triple; `message/stream` answers as Server-Sent Events, one JSON-RPC response per `data:` frame; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` act on streamed tasks. Malformed bodies and failures are JSON-RPC errors.',
+  tags: ['a2a'],
+  scopes: ['runs:write'],
+  body: a2aJsonRpcRequestSchema,
+  bodyRefusals: ['payload_too_large'],
+  responses: {
+    200: {
+      description:
+        'A JSON-RPC response; for message/stream a `text/event-stream` of them, one per `data:` frame.',
+      contentType: ['application/json', 'text/event-stream'],
+      body: a2aJsonRpcResponseSchema,
+    },
+  },
+};

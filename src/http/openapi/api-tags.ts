@@ -1,0 +1,15 @@
+/** The groups of the API reference, in the order it shows them. */
+export const API_TAGS = {
+  runs: 'Start runs, follow their event streams, answer client-resolved tool calls, cancel them.',
+  sessions: 'Conversations whose message runs inherit the history and defaults of the session.',
+  models: 'The models a workspace can run.',
+  feedback: 'Thumbs up or down on runs.',
+  identity: 'Who a credential belongs to.',
+  a2a: 'Workspace agents served over the Agent-to-Agent protocol (A2A v0.3).',
+  oauth: 'The OAuth 2.0 authorization server: discovery, sign-in and consent pages, tokens, revocation.',
+  health: 'Liveness and readiness probes.',
+  reference: 'This document and its readable page.',
+  admin: 'The operator API under /admin/v1 (enabled by AGENT_RUNS_ADMIN_TOKEN).',
+} as const;
+
+export type ApiTag = keyof typeof API_TAGS;

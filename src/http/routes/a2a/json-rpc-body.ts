@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { isJsonObject } from '../../../domain/json-object.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../plugins/json-body.ts';
+import { JSON_RPC_CODES } from './json-rpc-errors.ts';
+
+/** A hosted endpoint's request body: a JSON object, or why it is not one (answered as a JSON-RPC error). */
+export type JsonRpcBody =
+  { ok: true; request: Record<string, unknown> } | { ok: false; code: number; message: string };
+
+/**
+ * Bodies of the hosted endpoint are parsed here rather than by the API's JSON parser, so that every
+ * problem with them is a JSON-RPC error: malformed JSON is a parse error (-32700), a body that is not
+ * a JSON object or nests too deep an invalid request (-32600), and a content type other than JSON
+ * -32005, as the SDK's own transport answers. Registered in the endpoint's plugin scope only.
+ */
+export function registerJsonRpcBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    parseJson(request, text, (error, parsed) => {
+      done(
+        null,
+        error ? failure(JSON_RPC_CODES.parseError, `Parse error: ${error.message}`) : bodyOf(parsed),
+      );
+    });
+  });
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, _body, done) => {
+    const type = request.headers['content-type'] ?? '';
+    done(
+      null,
+      failure(
+        JSON_RPC_CODES.contentTypeNotSupported,
+        `unsupported content type '${type}': send application/json`,
+      ),
+    );
+  });
+}
+
+function bodyOf(parsed: unknown): JsonRpcBody {
+  if (!isJsonObject(parsed))
+    return failure(
+      JSON_RPC_CODES.invalidRequest,
+      'Invalid Request: the body must be a JSON-RPC request object',
+    );
+  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    return failure(
+      JSON_RPC_CODES.invalidRequest,
+      `Invalid Request: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
+  return { ok: true, request: parsed };
+}
+
+function failure(code: number, message: string): JsonRpcBody {
+  return { ok: false, code, message };
+}
+
+/** The request's `id` when it is a valid one (a string, an integer or null), for the error's envelope. */
+export function requestIdOf(body: JsonRpcBody): string | number | null {
+  if (!body.ok) return null;
+  const id = body.request.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
+
+/** The JSON-RPC method a body names, when it names one. */
+export function methodOf(body: JsonRpcBody | undefined): string | undefined {
+  return body?.ok === true && typeof body.request.method === 'string' ? body.request.method : undefined;
+}
