@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { describeRoute } from '../openapi/describe-route.ts';
+import { pageSecurityHeaders } from '../pages/security-headers.ts';
 import { collectRoutes, type CollectedRoute } from '../openapi/route-collector.ts';
 import type { AppResources } from '../resources.ts';
 
@@ -65,14 +66,7 @@ export function apiReferenceRoutes(app: FastifyInstance, { config }: AppResource
     }),
     async (request, reply) => {
       const { page } = await built();
-      reply
-        .header('x-frame-options', 'DENY')
-        .header('x-content-type-options', 'nosniff')
-        .header('referrer-policy', 'no-referrer')
-        .header(
-          'content-security-policy',
-          "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-        );
+      pageSecurityHeaders(reply, { formAction: "'none'" });
       return send(request, reply, page, 'text/html; charset=utf-8');
     },
   );

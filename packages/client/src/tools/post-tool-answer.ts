@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  AgentRunsError,
-  InvalidRequestError,
-  RateLimitError,
-  RunTerminalError,
-  UnknownToolUseError,
-} from '../errors.ts';
+import { InvalidRequestError, RunTerminalError, UnknownToolUseError } from '../errors.ts';
 import { capUtf8, ERROR_MAX_BYTES, messageOf, type ToolAnswer } from './tool-answer.ts';
+import { backoffMs, isTransient } from './transient-failure.ts';
 
 /** The body of the tool-results route. */
 export type ToolResultBody = { toolUseId: string } & ToolAnswer;
@@ -24,9 +19,6 @@ export interface ToolResultPoster {
 export type PostOutcome = 'posted' | 'answered_elsewhere' | 'run_ended';
 
 const MAX_ATTEMPTS = 6;
-const FIRST_BACKOFF_MS = 200;
-const MAX_BACKOFF_MS = 5_000;
-const MAX_RETRY_AFTER_MS = 30_000;
 
 /**
  * Posts one answer, retrying what may pass on a second try (no response, 429, 5xx): a retry
@@ -61,20 +53,4 @@ export async function postToolAnswer(
       await sleep(backoffMs(attempt, error), undefined, options.signal ? { signal: options.signal } : {});
     }
   }
-}
-
-function isTransient(error: unknown): boolean {
-  if (!(error instanceof AgentRunsError)) return !isAbort(error); // fetch failed: no response
-  return error.status === 0 || error.status === 429 || error.status >= 500;
-}
-
-function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
-}
-
-function backoffMs(attempt: number, error: unknown): number {
-  if (error instanceof RateLimitError && error.retryAfterSeconds !== undefined) {
-    return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
-  }
-  return Math.min(FIRST_BACKOFF_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS);
 }

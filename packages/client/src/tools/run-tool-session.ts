@@ -192,7 +192,7 @@ export class RunToolSession {
   async #decideHeld(): Promise<void> {
     const held = () => [...this.#calls.values()].filter((state) => state.status === 'held');
     if (held().length === 0) return;
-    let pending: Set<string>;
+    let pending: Set<string> | undefined;
     try {
       pending = await readPendingCalls(this.#client, this.runId, this.#stop.signal);
     } catch (error) {
@@ -201,7 +201,8 @@ export class RunToolSession {
     }
     for (const state of held().sort((a, b) => a.call.seq - b.call.seq)) {
       if (this.#answered.has(state.call.toolUseId)) this.#settle(state, 'answered_elsewhere');
-      else if (pending.has(state.call.toolUseId)) this.#schedule(state);
+      // An older server does not list pending calls: answer, its 404 tells an answered call apart.
+      else if (pending === undefined || pending.has(state.call.toolUseId)) this.#schedule(state);
       // Not pending any more: answered before this client read it, or timed out (the run then ends).
       else this.#settle(state, this.#runEnded ? 'run_ended' : 'answered_elsewhere');
     }

@@ -9,6 +9,7 @@ import { issuerOf } from '../../oauth/issuer.ts';
 import { signInThrottle } from '../../oauth/sign-in-throttle.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
 import { consentPage, messagePage, signInPage } from '../../pages/oauth-pages.ts';
+import { pageSecurityHeaders } from '../../pages/security-headers.ts';
 import type { AppResources } from '../../resources.ts';
 import {
   ANSWER_CONSENT,
@@ -261,19 +262,12 @@ export function authorizationPages(
   });
 }
 
-/** Security headers of every page: never framed (clickjacking of consent), never cached, no referrer. */
+/** A page with the pages' security headers, never cached (it carries CSRF tokens). */
 function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply
+  return pageSecurityHeaders(reply)
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-    )
     .send(body);
 }
 
