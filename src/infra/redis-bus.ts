@@ -1,10 +1,12 @@
+import { dataJsonOfFrame } from '../domain/sse-frame.ts';
 import type { PublishedEvent, RunEventBus, RunSignal, RunSignals } from '../engine/ports.ts';
 import type { RedisChannels } from './redis-channels.ts';
 
 /**
  * Live events across replicas. Each message is `{ seq, type, frame }`: the SSE
- * frame travels as built once by the writer. The log stays the source of
- * truth: a reader that misses a message fills the gap from it.
+ * frame travels as built once by the writer, and subscribers take the event's data back out of it
+ * (readers inside the service, such as the hosted A2A endpoint, decode it). The log stays the source
+ * of truth: a reader that misses a message fills the gap from it.
  */
 export class RedisRunEventBus implements RunEventBus {
   readonly #channels: RedisChannels;
@@ -25,7 +27,7 @@ export class RedisRunEventBus implements RunEventBus {
   async subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void> {
     const { ready, stop } = this.#channels.listen(`${this.#prefix}:events:${runId}`, (message) => {
       const { seq, type, frame } = JSON.parse(message) as Omit<PublishedEvent, 'dataJson'>;
-      listener({ seq, type, frame, dataJson: '' });
+      listener({ seq, type, frame, dataJson: dataJsonOfFrame(seq, type, frame) });
     });
     await ready;
     return stop;

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { RunOutcome } from '../../src/domain/run.ts';
 import type { SerializedRunEvent } from '../../src/domain/run-events.ts';
 import { EventLogWriter } from '../../src/engine/log/event-log-writer.ts';
-import { sseFrame } from '../../src/engine/log/sse-frame.ts';
+import { sseFrame } from '../../src/domain/sse-frame.ts';
 import type { EventBatch, EventStore, PublishedEvent, RunEventBus } from '../../src/engine/ports.ts';
 
 /** Resolves after the writer's `setImmediate` of the current turn, and the microtasks it leads to, have run. */

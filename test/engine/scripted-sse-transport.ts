@@ -1,5 +1,5 @@
 import type { SerializedRunEvent } from '../../src/domain/run-events.ts';
-import { sseFrame } from '../../src/engine/log/sse-frame.ts';
+import { sseFrame } from '../../src/domain/sse-frame.ts';
 import { SseSequencer, type SseTransport } from '../../src/engine/log/sse-sequencer.ts';
 import type { PublishedEvent } from '../../src/engine/ports.ts';
 

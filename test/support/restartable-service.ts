@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { loadConfig, type Config } from '../../src/config.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
-import { createTestDatabase, type TestDatabase } from './engines.ts';
 import { endRun } from './run-cleanup.ts';
 import { watchStream, type RunWatch } from './stream-watch.ts';
-import { bearer, createWorkspaceWithKey, serveOn, type TestServer } from './test-server.ts';
+import { prepareDeployment } from './test-deployment.ts';
+import { bearer, createWorkspaceWithKey, type TestServer } from './test-server.ts';
 
 /**
  * One database that services start on in turn, as a restart would: each picks up the unfinished
- * runs of the one before. A workspace on a fake Anthropic provider is provisioned once.
+ * runs of the one before (on the scale-out deployment, the API and the worker both restart). A
+ * workspace on a fake Anthropic provider is provisioned once.
  */
 export interface RestartableService {
   fake: FakeProviderServer;
@@ -32,21 +31,13 @@ export async function startRestartableService(options: {
   env?: Record<string, string>;
   logLines?: string[];
 }): Promise<RestartableService> {
-  const adminToken = randomBytes(24).toString('base64url');
-  const database: TestDatabase = await createTestDatabase('sqlite');
-  const fake = await startFakeAnthropic();
-  const config: Config = loadConfig({
-    PORT: '0',
-    DATABASE_URL: database.config.url,
-    AGENT_RUNS_ADMIN_TOKEN: adminToken,
-    AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-    ...options.env,
+  const deployment = await prepareDeployment({
+    engine: { shutdownGraceMs: 100 },
+    ...(options.env && { env: options.env }),
+    ...(options.logLines && { logLines: options.logLines }),
   });
-  const start = () =>
-    serveOn(config, adminToken, {
-      engine: { shutdownGraceMs: 100 },
-      ...(options.logLines && { logLines: options.logLines }),
-    });
+  const fake = await startFakeAnthropic();
+  const start = () => deployment.start();
   const setup = await start();
   let workspace: Awaited<ReturnType<typeof createWorkspaceWithKey>>;
   try {
@@ -103,7 +94,7 @@ export async function startRestartableService(options: {
     close: async () => {
       await running?.close();
       await fake.close();
-      await database.drop();
+      await deployment.drop();
     },
   };
 }

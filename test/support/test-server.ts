@@ -1,146 +1,32 @@
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { ResourceLimits } from 'node:worker_threads';
-import pino from 'pino';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createService, type EngineOptions, type Service } from '../../src/main.ts';
-import { createTestDatabase } from './engines.ts';
-import type { Engine } from '../../src/storage/database.ts';
-import type { ModelPort } from '../../src/engine/ports.ts';
+import { prepareDeployment, type TestServerOptions } from './test-deployment.ts';
+import type { TestServer } from './served-service.ts';
 
-export interface TestServer {
-  baseUrl: string;
-  adminToken: string;
-  service: Service;
-  /** fetch against the server with JSON in and out. */
-  request(
-    method: string,
-    path: string,
-    options?: { body?: unknown; headers?: Record<string, string> },
-  ): Promise<TestResponse>;
-  /** An admin API call with the admin token. */
-  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
-  close(): Promise<void>;
-}
+export { jsonRequester, serveOn, type TestResponse, type TestServer } from './served-service.ts';
+export type { TestServerOptions } from './test-deployment.ts';
 
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
-}
-
-export interface TestServerOptions {
-  /** Storage engine of the fresh database (SQLite by default). */
-  storageEngine?: Engine;
-  /** Extra environment for loadConfig (provider keys, …). */
-  env?: Record<string, string>;
-  dev?: boolean;
-  engine?: EngineOptions;
-  modelThreadResourceLimits?: ResourceLimits;
-  /** The model port the service's workers call models through (the configured one otherwise). */
-  models?: ModelPort;
-}
-
-/** The real service on port 0 over a fresh database, spoken to over HTTP like a client. */
+/**
+ * The real service on port 0 over a fresh database, spoken to over HTTP like a client: embedded or
+ * scale-out as the run's deployment says (`test/support/deployment.ts`), unless the options name a
+ * storage engine, which starts it embedded on that engine.
+ */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const database = await createTestDatabase(options.storageEngine ?? 'sqlite');
-  const adminToken = randomBytes(24).toString('base64url');
-  const config = loadConfig({
-    PORT: '0',
-    DATABASE_URL: database.config.url,
-    AGENT_RUNS_ADMIN_TOKEN: adminToken,
-    AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-    ...options.env,
-  });
-  const server = await serveOn(config, adminToken, {
-    dev: options.dev ?? false,
-    ...(options.engine && { engine: options.engine }),
-    ...(database.pgSchema && { pgSchema: database.pgSchema }),
-    ...(options.modelThreadResourceLimits && {
-      modelThreadResourceLimits: options.modelThreadResourceLimits,
-    }),
-    ...(options.models && { models: options.models }),
-  });
+  const deployment = await prepareDeployment(options);
+  let server: TestServer;
+  try {
+    server = await deployment.start();
+  } catch (error) {
+    await deployment.drop();
+    throw error;
+  }
   return {
     ...server,
     close: async () => {
-      await server.close();
-      await database.drop();
+      try {
+        await server.close();
+      } finally {
+        await deployment.drop();
+      }
     },
-  };
-}
-
-/**
- * The real service on port 0 with this configuration (its database is the caller's: closing stops
- * the service only, so another one can start on the same database).
- */
-export async function serveOn(
-  config: Config,
-  adminToken: string,
-  options: {
-    dev?: boolean;
-    engine?: EngineOptions;
-    pgSchema?: string;
-    modelThreadResourceLimits?: ResourceLimits;
-    models?: ModelPort;
-    /** The service's log lines go here (JSON, level info and above); silent otherwise. */
-    logLines?: string[];
-  } = {},
-): Promise<TestServer> {
-  const { logLines } = options;
-  const service = await createService(config, {
-    logger: logLines
-      ? pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) })
-      : pino({ level: 'silent' }),
-    dev: options.dev ?? false,
-    ...(options.engine && { engine: options.engine }),
-    ...(options.pgSchema && { storage: { pgSchema: options.pgSchema } }),
-    ...(options.modelThreadResourceLimits && {
-      modelThreadResourceLimits: options.modelThreadResourceLimits,
-    }),
-    ...(options.models && { models: options.models }),
-  });
-  await service.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = service.app.server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
-
-  const request = jsonRequester(baseUrl);
-
-  return {
-    baseUrl,
-    adminToken,
-    service,
-    request,
-    admin: (method, path, body) =>
-      request(method, `/admin/v1${path}`, {
-        ...(body !== undefined && { body }),
-        headers: { authorization: `Bearer ${adminToken}` },
-      }),
-    close: () => service.close(),
-  };
-}
-
-/** `request` of a TestServer for any base URL: JSON in and out, text kept when the body is not JSON. */
-export function jsonRequester(baseUrl: string): TestServer['request'] {
-  return async (method, path, requestOptions = {}) => {
-    const headers: Record<string, string> = { ...requestOptions.headers };
-    if (requestOptions.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers,
-      ...(requestOptions.body !== undefined && {
-        body:
-          typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body),
-      }),
-    });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, headers: response.headers, body };
   };
 }
 

@@ -1,7 +1,7 @@
 import type { RunOutcome } from '../../domain/run.ts';
 import type { RunEventData, RunEventType } from '../../domain/run-events.ts';
 import type { EventStore, PublishedEvent, RunEventBus, SessionRunEnd } from '../ports.ts';
-import { sseFrame } from './sse-frame.ts';
+import { sseFrame } from '../../domain/sse-frame.ts';
 
 interface PendingBatch {
   runId: string;

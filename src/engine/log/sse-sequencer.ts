@@ -1,6 +1,6 @@
 import { isTerminalEventType, type SerializedRunEvent } from '../../domain/run-events.ts';
 import type { PublishedEvent } from '../ports.ts';
-import { sseFrame } from './sse-frame.ts';
+import { sseFrame } from '../../domain/sse-frame.ts';
 
 /** Events per log read when replaying (a tool result's echo can be 2 MB, so a page is bounded by count). */
 export const REPLAY_PAGE = 100;
