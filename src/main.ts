@@ -43,6 +43,8 @@ export interface EngineOptions {
   executionRetry?: RetryPolicy;
   shutdownGraceMs?: number;
   dispatchSweepMs?: number;
+  /** How long a run waits for an unreachable database or Redis before it fails (5 minutes). */
+  storeOutageLimitMs?: number;
 }
 
 export interface ServiceOptions {
@@ -162,6 +164,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     });
 
     const shutdown = new AbortController();
+    const stopping = new AbortController();
     const { bus, signals, queue, redis, requeueLost } = await createTransport(config);
     let sweeper: LostRunSweeper | undefined;
     const writer = new EventLogWriter(repos.runEvents, bus);
@@ -174,7 +177,6 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       toolCatalog,
       dispatcher,
       signals,
-      writer,
       logger: options.logger,
     });
     if (config.role !== 'api' && !options.internalAdmin) {
@@ -223,17 +225,23 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         validator: new JsonSchemaValidator(),
         retryPolicy: options.engine?.retryPolicy ?? DEFAULT_RETRY_POLICY,
         executionRetry: options.engine?.executionRetry ?? DEFAULT_EXECUTION_RETRY,
+        ...(options.engine?.storeOutageLimitMs !== undefined && {
+          storeOutageLimitMs: options.engine.storeOutageLimitMs,
+        }),
         cancelCheckMs: redis ? CANCEL_CHECK_MS : undefined,
         logger: options.logger,
       });
       queue.consume((job) => executor.execute(job));
       if (requeueLost) {
-        sweeper = new LostRunSweeper({
+        const lostRuns = new LostRunSweeper({
           listAdmitted: () => repos.dispatch.admitted(ADMITTED_RUNS_PER_SWEEP),
           requeueLost,
           intervalMs: 2 * config.leaseMs,
           logger: options.logger,
         });
+        // Runs accepted while Redis was away, and jobs a restarted Redis forgot, go on at once.
+        redis?.onReconnect(() => lostRuns.sweepSoon());
+        sweeper = lostRuns;
       } else {
         // The embedded queue lives in memory: the runs a stop left on a worker are picked up again.
         for (const job of await repos.dispatch.admitted(ADMITTED_RUNS_PER_SWEEP)) await queue.enqueue(job);
@@ -262,6 +270,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         RATE_LIMIT_WINDOW_SECONDS,
       ),
       ...(redis && { redis }),
+      stopping: stopping.signal,
       engine: {
         runs: runService,
         sessions: sessionService,
@@ -285,9 +294,11 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       queue,
       dispatcher,
       close: async () => {
-        // Stop accepting requests and close streams; give runs in progress a grace period, then
-        // stop them where they are (a restart picks them up); flush the log; close storage.
-        await app.close();
+        // Readiness answers `503 stopping` from now on and streams end (their clients resume on
+        // another replica). The app keeps serving while runs in progress get a grace period, after
+        // which they are stopped where they are (another worker, or a restart, picks them up); then
+        // the app closes, the log is flushed and storage closed.
+        stopping.abort();
         const grace = setTimeout(
           () => shutdown.abort(),
           options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
@@ -296,6 +307,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         await dispatcher.close();
         await queue.close();
         clearTimeout(grace);
+        await app.close();
         await models?.close();
         await writer.durable();
         await redis?.close();

@@ -58,18 +58,22 @@ export async function authenticate(
   return { ok: true, principal: { kind: 'api_key', workspace, apiKey } };
 }
 
-/** An access token is valid until it expires, its grant is revoked or deleted, or its app or user is deleted. */
+/**
+ * An access token is valid until it expires, its grant is revoked or deleted, or its app or user is
+ * deleted (a client-credentials token has no grant or user: it ends with its expiry or its app).
+ */
 async function authenticateAccessToken(
   credential: string,
   oauth: OAuthStore,
   now: Date,
 ): Promise<AuthOutcome> {
   const found = await oauth.findAccessToken(hashSecret(credential));
-  if (!found || found.grant.revokedAt !== null || Date.parse(found.expiresAt) <= now.getTime()) {
+  const revoked = (found?.grant?.revokedAt ?? null) !== null;
+  if (!found || revoked || Date.parse(found.expiresAt) <= now.getTime()) {
     return { ok: false, reason: 'invalid' };
   }
-  const { workspace, grant, scopes } = found;
+  const { workspace, appId, grant, scopes } = found;
   if (!workspace.features.oauthApps)
     return { ok: false, reason: 'plan_lacks_oauth_apps', workspaceSlug: workspace.slug };
-  return { ok: true, principal: { kind: 'oauth_token', workspace, grant, scopes } };
+  return { ok: true, principal: { kind: 'oauth_token', workspace, appId, grant, scopes } };
 }

@@ -10,24 +10,34 @@ export interface ApiKeyPrincipal {
   apiKey: ApiKey;
 }
 
-/** An OAuth access token: an end user's grant to an app, limited to the token's scopes. */
+/** An OAuth access token: an end user's grant to an app, or the app itself, limited to the token's scopes. */
 export interface OAuthTokenPrincipal {
   kind: 'oauth_token';
   workspace: Workspace;
-  grant: OauthGrant;
+  appId: string;
+  /** Null for a client-credentials token: the app acting for itself, with no end user. */
+  grant: OauthGrant | null;
   scopes: readonly OAuthScope[];
 }
 
 export type Principal = ApiKeyPrincipal | OAuthTokenPrincipal;
 
-/** Agents the principal may run; empty means every non-system agent of its workspace. */
+/**
+ * Agents the principal may run; empty means every non-system agent of its workspace. An app acting
+ * for itself has no consent to narrow it (apps carry no agent list).
+ */
 export function agentAllowlist(principal: Principal): readonly string[] {
-  return principal.kind === 'api_key' ? principal.apiKey.agentIds : principal.grant.agentIds;
+  if (principal.kind === 'api_key') return principal.apiKey.agentIds;
+  return principal.grant?.agentIds ?? [];
 }
 
-/** What rate limits count by within a workspace: the API key, or the grant behind an access token. */
+/**
+ * What rate limits count by within a workspace: the API key, or the grant behind an access token
+ * (the app, for client-credentials tokens).
+ */
 export function rateLimitSubject(principal: Principal): string {
-  return principal.kind === 'api_key' ? principal.apiKey.id : principal.grant.id;
+  if (principal.kind === 'api_key') return principal.apiKey.id;
+  return principal.grant?.id ?? principal.appId;
 }
 
 /** The scopes of `required` the principal lacks; an API key has every scope. */

@@ -20,7 +20,7 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'rate_limit_exceeded',
   'internal_error',
-  'storage_unavailable',
+  'unavailable',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -75,4 +75,35 @@ export class ConflictError extends DomainError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('conflict', message, details);
   }
+}
+
+/**
+ * What a request or a run needs cannot be reached for now: the database or Redis does not answer,
+ * or this replica is stopping. Answered `503 unavailable` with `Retry-After`; worth retrying.
+ */
+export class UnavailableError extends DomainError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
+/** The stores the service depends on. */
+export type StoreName = 'database' | 'redis';
+
+/**
+ * The database or Redis is unreachable (refused or dropped connection, a terminated backend, a
+ * connection that does not open in time). The adapters classify their drivers' failures into this
+ * once; `cause` keeps the driver's error for the logs, the message names no host.
+ */
+export class StoreUnavailableError extends UnavailableError {
+  readonly store: StoreName;
+  constructor(store: StoreName, cause?: unknown) {
+    super(`the ${store === 'database' ? 'database' : 'Redis server'} does not answer; retry shortly`);
+    this.store = store;
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
+  return error instanceof StoreUnavailableError;
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /** Prefixes of the service's own identifiers: they tell a reader which resource an id names. */
 export const ID_PREFIX = {
@@ -26,6 +26,11 @@ export type IdKind = keyof typeof ID_PREFIX;
  */
 export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${nextUlid().toLowerCase()}`;
+}
+
+/** Every id of `kind` made before `epochMs` sorts below this one (an id's first characters are its time). */
+export function idBoundAt(kind: IdKind, epochMs: number): string {
+  return `${ID_PREFIX[kind]}_${encodeTime(epochMs, 10).toLowerCase()}`;
 }
 
 // ulid() alone asks the system for one random byte per character (16 calls an id); draw them from a pool instead.

@@ -19,7 +19,7 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
   internal_error: 500,
-  storage_unavailable: 503,
+  unavailable: 503,
 };
 
 export function statusOf(code: ErrorCode): number {

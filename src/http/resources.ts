@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { EventStore, RateCounters, RunEventBus } from '../engine/ports.ts';
+import type { EventStore, RateCounters, RunEventBus, RunEventLookup } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
 import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
 import type { SessionService } from '../engine/lifecycle/session-service.ts';
@@ -22,7 +22,7 @@ export interface AppResources {
     sessions: SessionService;
     /** Workspace agents served to A2A peers (the hosted A2A endpoint). */
     hostedAgents: HostedAgents;
-    events: EventStore;
+    events: EventStore & RunEventLookup;
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */
     heartbeatMs: number;
@@ -31,6 +31,12 @@ export interface AppResources {
   rateCounters: RateCounters;
   /** Scale-out only: the Redis connection, for readiness. */
   redis?: { ping(): Promise<void> };
+  /**
+   * Aborted when the process begins to stop (SIGTERM): readiness answers `503 stopping` while
+   * in-flight work drains, open streams end (their clients resume on another replica) and new ones
+   * are refused with `503 unavailable`.
+   */
+  stopping: AbortSignal;
   /** Admin token that the in-process CLI uses when the operator set none. */
   adminToken: string | undefined;
 }

@@ -1,5 +1,9 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { StoreUnavailableError } from '../domain/errors.ts';
 import type { AdmittedRun, RunJob, RunJobOutcome, RunQueue } from '../engine/ports.ts';
+import { redisReconnectDelay } from './redis-channels.ts';
+import { redisCommand } from './unreachable-redis.ts';
 
 export interface BullmqRunQueueOptions {
   redisUrl: string;
@@ -13,6 +17,16 @@ export interface BullmqRunQueueOptions {
 const QUEUE_NAME = 'agent-runs';
 /** Job states asked of Redis at once when looking for lost runs. */
 const REQUEUE_CHECK_BATCH = 100;
+/**
+ * An enqueue that has not answered by then is reported as Redis unavailable (the run stays
+ * admitted in the database, and the lost-run sweep queues it): a request never waits on Redis.
+ */
+const ENQUEUE_TIMEOUT_MS = 2000;
+/**
+ * How soon the worker tries again after a Redis command failed for want of a connection (BullMQ's
+ * default, 15 s, would leave runs queued after an outage waiting that long).
+ */
+const WORKER_RETRY_DELAY_MS = 1000;
 
 /** One job per admission of a run (jobs queued before admissions were counted are named by the run). */
 function jobIdOf(job: RunJob): string {
@@ -36,18 +50,40 @@ export class BullmqRunQueue implements RunQueue {
     this.#options = options;
     this.#queue = new Queue(QUEUE_NAME, {
       prefix: options.prefix,
-      connection: { url: options.redisUrl, maxRetriesPerRequest: 3 },
+      // Producer commands fail at once while Redis is unreachable instead of waiting in a queue.
+      connection: {
+        url: options.redisUrl,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        retryStrategy: redisReconnectDelay,
+      },
     });
     this.#queue.on('error', () => {});
   }
 
+  /** Throws `StoreUnavailableError` when Redis does not take the job (at once, or within 2 s). */
   async enqueue(job: RunJob): Promise<void> {
-    await this.#queue.add('run', job, {
-      jobId: jobIdOf(job),
-      removeOnComplete: true,
-      removeOnFail: 1000,
-      attempts: 1,
-    });
+    const added = redisCommand(
+      this.#queue.add('run', job, {
+        jobId: jobIdOf(job),
+        removeOnComplete: true,
+        removeOnFail: 1000,
+        attempts: 1,
+      }),
+    );
+    const timeout = new AbortController();
+    try {
+      await Promise.race([
+        added,
+        delay(ENQUEUE_TIMEOUT_MS, undefined, { signal: timeout.signal }).then(() => {
+          // Should it still land later, the job id makes it the same job as the sweep's.
+          added.catch(() => undefined);
+          throw new StoreUnavailableError('redis');
+        }),
+      ]);
+    } finally {
+      timeout.abort();
+    }
   }
 
   /**
@@ -59,14 +95,18 @@ export class BullmqRunQueue implements RunQueue {
     const requeued: string[] = [];
     for (let start = 0; start < runs.length; start += REQUEUE_CHECK_BATCH) {
       const batch = runs.slice(start, start + REQUEUE_CHECK_BATCH);
-      const states = await Promise.all(batch.map((run) => this.#queue.getJobState(jobIdOf(run))));
+      const states = await redisCommand(
+        Promise.all(batch.map((run) => this.#queue.getJobState(jobIdOf(run)))),
+      );
       for (const [index, state] of states.entries()) {
         const run = batch[index] as AdmittedRun;
         if (state === 'unknown') {
           await this.enqueue(run);
         } else if (state === 'failed' || state === 'completed') {
-          const job = await this.#queue.getJob(jobIdOf(run));
-          await job?.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+          const job = await redisCommand(this.#queue.getJob(jobIdOf(run)));
+          await redisCommand(
+            job?.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true }) ?? Promise.resolve(),
+          );
         } else {
           continue;
         }
@@ -89,7 +129,12 @@ export class BullmqRunQueue implements RunQueue {
       },
       {
         prefix: this.#options.prefix,
-        connection: { url: this.#options.redisUrl, maxRetriesPerRequest: null },
+        connection: {
+          url: this.#options.redisUrl,
+          maxRetriesPerRequest: null,
+          retryStrategy: redisReconnectDelay,
+        },
+        runRetryDelay: WORKER_RETRY_DELAY_MS,
         concurrency: this.#options.concurrency,
         lockDuration: this.#options.leaseMs,
         stalledInterval: Math.max(1000, Math.floor(this.#options.leaseMs / 2)),

@@ -16,6 +16,9 @@ const COUNT_ONLY_POINTS = 2 ** 31 - 1;
 /**
  * Fixed 60-second windows counted with rate-limiter-flexible: in memory for the
  * embedded service, in Redis for scale-out (so every replica counts the same window).
+ * While Redis is unreachable, each replica counts in its own memory (the library's
+ * insurance limiter, used at once when the connection is not ready and when a command
+ * fails), so limits still apply and no request waits for Redis.
  */
 export class FlexibleRateCounters implements RateCounters {
   readonly #limiter: RateLimiterAbstract;
@@ -28,7 +31,13 @@ export class FlexibleRateCounters implements RateCounters {
     this.#limiter =
       store.kind === 'memory'
         ? new RateLimiterMemory({ ...window, keyPrefix: 'rl' })
-        : new RateLimiterRedis({ ...window, storeClient: store.client, keyPrefix: `${store.prefix}:rl` });
+        : new RateLimiterRedis({
+            ...window,
+            storeClient: store.client,
+            keyPrefix: `${store.prefix}:rl`,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory({ ...window, keyPrefix: 'rl' }),
+          });
   }
 
   async consume(key: string, limit: number): Promise<RateDecision> {

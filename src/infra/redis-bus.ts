@@ -1,6 +1,13 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { dataJsonOfFrame } from '../domain/sse-frame.ts';
 import type { PublishedEvent, RunEventBus, RunSignal, RunSignals } from '../engine/ports.ts';
 import type { RedisChannels } from './redis-channels.ts';
+
+/**
+ * How long a worker starting a run waits for its signal channel while Redis is unreachable before
+ * going on without it: the run's periodic read of its stored cancel request covers the gap.
+ */
+const SIGNALS_WAIT_MS = 1000;
 
 /**
  * Live events across replicas. Each message is `{ seq, type, frame }`: the SSE
@@ -24,12 +31,25 @@ export class RedisRunEventBus implements RunEventBus {
     }
   }
 
-  async subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void> {
-    const { ready, stop } = this.#channels.listen(`${this.#prefix}:events:${runId}`, (message) => {
-      const { seq, type, frame } = JSON.parse(message) as Omit<PublishedEvent, 'dataJson'>;
-      listener({ seq, type, frame, dataJson: dataJsonOfFrame(seq, type, frame) });
-    });
-    await ready;
+  async subscribe(
+    runId: string,
+    listener: (event: PublishedEvent) => void,
+    onLiveness?: (live: boolean) => void,
+  ): Promise<() => void> {
+    const { ready, stop } = this.#channels.listen(
+      `${this.#prefix}:events:${runId}`,
+      (message) => {
+        const { seq, type, frame } = JSON.parse(message) as Omit<PublishedEvent, 'dataJson'>;
+        listener({ seq, type, frame, dataJson: dataJsonOfFrame(seq, type, frame) });
+      },
+      onLiveness,
+    );
+    try {
+      await ready;
+    } catch (error) {
+      stop();
+      throw error;
+    }
     return stop;
   }
 }
@@ -47,11 +67,17 @@ export class RedisRunSignals implements RunSignals {
     await this.#channels.publish(`${this.#prefix}:signals:${runId}`, JSON.stringify(signal));
   }
 
+  /** Resolves once signals are received, or after a second while Redis is unreachable (they are once it is back). */
   async listen(runId: string, listener: (signal: RunSignal) => void): Promise<() => void> {
     const { ready, stop } = this.#channels.listen(`${this.#prefix}:signals:${runId}`, (message) =>
       listener(JSON.parse(message) as RunSignal),
     );
-    await ready;
+    const waited = new AbortController();
+    await Promise.race([
+      ready.catch(() => undefined),
+      delay(SIGNALS_WAIT_MS, undefined, { signal: waited.signal }),
+    ]).catch(() => undefined);
+    waited.abort();
     return stop;
   }
 }

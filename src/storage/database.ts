@@ -8,6 +8,7 @@ import { Migrator } from 'kysely/migration';
 import { migrationProvider } from './migrations/index.ts';
 import { withStatementCache } from './sqlite-statement-cache.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { ClassifyingPool } from './unreachable-database.ts';
 
 const require = createRequire(import.meta.url);
 import type { Database } from './schema.ts';
@@ -37,6 +38,13 @@ export interface OpenStorageOptions {
    */
   onIdleConnectionError?: (error: Error) => void;
 }
+
+/**
+ * PostgreSQL: how long opening a connection may take before the query fails as unavailable (a
+ * server that does not answer at all, rather than refusing): well within the 30 s a request may
+ * wait, and long enough for a loaded server.
+ */
+const PG_CONNECT_TIMEOUT_MS = 5000;
 
 export function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Storage {
   const db =
@@ -89,10 +97,16 @@ function openPostgres(
   const pool = new Pool({
     connectionString: url,
     max: 10,
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', onIdleConnectionError);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A connection that breaks while checked out (its backend terminated by a stopping server, 57P01)
+  // emits `error` with no pool listener attached; the query it was running, or the next one, gets
+  // the failure, so this listener only keeps the event from stopping the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new ClassifyingPool(pool) }) });
 }
 
 function reportIdleConnectionError(error: Error): void {

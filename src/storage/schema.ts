@@ -143,6 +143,10 @@ export interface OauthAuthorizationCodesTable {
   code_challenge_method: string;
   created_at: string;
   expires_at: string;
+  /** Set when the code is exchanged; the row stays, so that a second use can be told from an unknown code. */
+  used_at: string | null;
+  /** The grant the exchange created: what a second use of the code revokes. */
+  grant_id: string | null;
 }
 
 export interface OauthGrantsTable {
@@ -160,6 +164,16 @@ export interface OauthGrantsTable {
 export interface OauthAccessTokensTable {
   token_hash: string;
   grant_id: string;
+  scopes: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** Client-credentials access tokens: the app acting for itself, with no end user and no grant. */
+export interface OauthAppAccessTokensTable {
+  token_hash: string;
+  workspace_id: string;
+  app_id: string;
   scopes: string;
   created_at: string;
   expires_at: string;
@@ -315,6 +329,7 @@ export interface Database {
   oauth_authorization_codes: OauthAuthorizationCodesTable;
   oauth_grants: OauthGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oauth_app_access_tokens: OauthAppAccessTokensTable;
   runs: RunsTable;
   run_events: RunEventsTable;
   run_feedback: RunFeedbackTable;

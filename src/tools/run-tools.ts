@@ -1,5 +1,6 @@
 import { InvalidRequestError } from '../domain/errors.ts';
 import { assertNever } from '../domain/assert-never.ts';
+import { isHostToolName, reservedToolNameMessage } from '../domain/host-tools.ts';
 import type { ToolRef } from '../domain/tool-ref.ts';
 import type {
   OpenedRunTools,
@@ -34,9 +35,10 @@ interface Expanded {
 
 /**
  * Resolves a run's tool refs (already validated at the edge) into model-facing
- * tools, one module per kind. Two refs exposing the same name collide: a bad
- * request at creation; at run start (when an MCP server's catalog is known)
- * the later tool is left out with a warning.
+ * tools, one module per kind. Two refs exposing the same name collide, and a
+ * name reserved for a host tool is refused: a bad request at creation; at run
+ * start (when an MCP server's catalog is known) such a tool is left out with a
+ * warning.
  */
 export class RunToolCatalog implements ToolCatalog {
   readonly #deps: RunToolCatalogDeps;
@@ -49,6 +51,9 @@ export class RunToolCatalog implements ToolCatalog {
     const names = new Set<string>();
     for (const [index, ref] of refs.entries()) {
       for (const name of await this.#namesOf(workspaceId, ref, index)) {
+        // Also catches names the edge cannot see: a workspace tool row or an agent stored earlier.
+        if (isHostToolName(name))
+          throw new InvalidRequestError(`tools.${index}: ${reservedToolNameMessage(name)}`);
         if (names.has(name)) {
           throw new InvalidRequestError(
             `tools.${index}: a tool named '${name}' is already declared; tool names must be unique`,
@@ -65,6 +70,14 @@ export class RunToolCatalog implements ToolCatalog {
     const handlers = new Map<string, ServerToolHandler>();
     for (const { tools: resolved, handlers: served } of expanded) {
       for (const tool of resolved) {
+        // A name known only now (an MCP server's catalog) may still take a host tool's.
+        if (isHostToolName(tool.name)) {
+          this.#deps.logger?.warn(
+            { runId: scope.runId, tool: tool.name },
+            'a tool with a name reserved for the service is left out',
+          );
+          continue;
+        }
         if (tools.has(tool.name)) {
           this.#deps.logger?.warn(
             { runId: scope.runId, tool: tool.name },
@@ -126,7 +139,15 @@ export class RunToolCatalog implements ToolCatalog {
       // The MCP and A2A SDKs load with the first run that uses them, not with the service.
       case 'a2a': {
         const { a2aTool } = await import('./a2a/a2a-tool.ts');
-        return served([a2aTool(ref, { fetch })]);
+        const { logger } = this.#deps;
+        return served([
+          a2aTool(ref, {
+            fetch,
+            ...(logger && {
+              logger: { warn: (fields, message) => logger.warn({ runId: scope.runId, ...fields }, message) },
+            }),
+          }),
+        ]);
       }
       case 'mcp': {
         const { openMcpServer } = await import('./mcp/mcp-server-tools.ts');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { clientCredentialsOf } from '../../src/auth/oauth/client-credentials.ts';
+import { presentedCredentials } from '../../src/auth/oauth/client-credentials.ts';
 import {
   generateAccessToken,
   generateRefreshToken,
@@ -28,19 +28,38 @@ describe('OAuth secrets and parameters', () => {
     assert.equal(secretMatches('s3cret', 'not-hex'), false);
   });
 
-  it('client credentials come from Basic (form-encoded parts) or from the body; none without a secret', () => {
-    assert.deepEqual(clientCredentialsOf(basic('app_1', 'a b+c'), {}), {
-      clientId: 'app_1',
-      clientSecret: 'a b+c',
+  it('client credentials come from Basic (form-encoded parts) or from the form, and say which way they came (RFC 6749 §2.3.1)', () => {
+    assert.deepEqual(presentedCredentials(basic('app_1', 'a b+c'), {}), {
+      method: 'header',
+      credentials: { clientId: 'app_1', clientSecret: 'a b+c' },
     });
-    assert.deepEqual(clientCredentialsOf(undefined, { client_id: 'app_1', client_secret: 'x' }), {
-      clientId: 'app_1',
-      clientSecret: 'x',
+    assert.deepEqual(presentedCredentials(undefined, { client_id: 'app_1', client_secret: 'x' }), {
+      method: 'form',
+      credentials: { clientId: 'app_1', clientSecret: 'x' },
     });
-    assert.equal(clientCredentialsOf(undefined, { client_id: 'app_1' }), undefined);
-    assert.equal(clientCredentialsOf(basic('app_1', ''), {}), undefined);
-    assert.equal(clientCredentialsOf('Basic bm9jb2xvbg==', {}), undefined, 'no colon');
-    assert.equal(clientCredentialsOf('Bearer abc', { client_id: 'app_1' }), undefined);
+    assert.deepEqual(presentedCredentials(undefined, { client_id: 'app_1' }), { method: 'none' });
+    assert.deepEqual(presentedCredentials(undefined, { client_secret: 'x' }), {
+      method: 'form',
+      credentials: undefined,
+    });
+    assert.deepEqual(presentedCredentials(basic('app_1', ''), {}), {
+      method: 'header',
+      credentials: undefined,
+    });
+    assert.deepEqual(
+      presentedCredentials('Basic bm9jb2xvbg==', {}),
+      { method: 'header', credentials: undefined },
+      'no colon',
+    );
+    assert.deepEqual(presentedCredentials('Bearer abc', { client_id: 'app_1' }), {
+      method: 'header',
+      credentials: undefined,
+    });
+    assert.deepEqual(
+      presentedCredentials(basic('app_1', 'x'), { client_id: 'app_1', client_secret: 'x' }),
+      { method: 'several' },
+      'one method per request (RFC 6749 §2.3)',
+    );
   });
 
   it('a scope parameter yields known scopes once, in catalog order, and the unknown ones apart', () => {

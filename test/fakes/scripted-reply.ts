@@ -118,6 +118,11 @@ export interface FakeProviderServer {
   requests: RecordedRequest[];
   /** Adds replies, used one per request; when the queue runs dry the last reply repeats (initially `ok` text). */
   enqueue(...replies: ScriptedReply[]): void;
+  /**
+   * Replies decided by each request's body instead of the queue (many runs at once, in any order,
+   * each with its own conversation); `undefined` from `decide` falls back to the queue. `reset` clears it.
+   */
+  replyWith(decide: ((body: Record<string, unknown>) => ScriptedReply | undefined) | undefined): void;
   /** Forget queued replies and recorded requests, and let replies still held (`holdUntil`) go on. */
   reset(): void;
   /** Resolves once at least `count` requests have been received. */
@@ -196,6 +201,7 @@ export async function startScriptedServer(
   script: ScriptedReply[] = [],
 ): Promise<FakeProviderServer> {
   const queue: ScriptedReply[] = [...script];
+  let decide: ((body: Record<string, unknown>) => ScriptedReply | undefined) | undefined;
   const requests: RecordedRequest[] = [];
   let lastReply: ScriptedReply = DEFAULT_REPLY;
   const shutdown = new AbortController();
@@ -310,7 +316,7 @@ export async function startScriptedServer(
       return sendJson(res, 400, format.errorBody(400, 'Request body must be a JSON object'));
     }
     const jsonBody = body as Record<string, unknown>;
-    const reply = nextReply();
+    const reply = decide?.(jsonBody) ?? nextReply();
     if (reply.type === 'hang') return untilAborted(signal);
     if (reply.type === 'raw') return replayRaw(res, reply, signal);
     if (reply.type === 'http-error') {
@@ -350,7 +356,11 @@ export async function startScriptedServer(
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
+    replyWith: (decider) => {
+      decide = decider;
+    },
     reset() {
+      decide = undefined;
       queue.length = 0;
       requests.length = 0;
       lastReply = DEFAULT_REPLY;

@@ -260,7 +260,11 @@ describe('OAuth pages: cookies, security headers and metadata over http', () => 
     assert.equal(metadata.revocation_endpoint, `${server.baseUrl}/oauth/revoke`);
     assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
     assert.deepEqual(metadata.response_types_supported, ['code']);
-    assert.deepEqual([...metadata.grant_types_supported].sort(), ['authorization_code', 'refresh_token']);
+    assert.deepEqual([...metadata.grant_types_supported].sort(), [
+      'authorization_code',
+      'client_credentials',
+      'refresh_token',
+    ]);
     assert.equal(metadata.authorization_response_iss_parameter_supported, true);
     for (const scope of OAUTH_SCOPE_NAMES) assert.ok(metadata.scopes_supported.includes(scope), scope);
     assert.equal(metadata.scopes_supported.length, OAUTH_SCOPE_NAMES.length);

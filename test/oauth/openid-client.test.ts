@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
 import { consentAt, createOAuthFixture, type OAuthFixture } from '../support/oauth-flow.ts';
+import { readAll } from '../support/sse-client.ts';
 import { bearer, startTestServer, type TestServer } from '../support/test-server.ts';
 
 /** What the integrating app asks for. */
@@ -150,6 +151,38 @@ describe('an app integrating with openid-client', () => {
     assert.equal(await modelsStatus(server, app, refreshed.access_token), 401);
     assert.equal(await modelsStatus(server, app, other.access_token), 200);
   });
+
+  for (const authentication of ['client_secret_post', 'client_secret_basic'] as const) {
+    it(`client credentials (${authentication}): clientCredentialsGrant gives an svc_at_ token of the app, no refresh token, that starts and follows a run`, async () => {
+      const app = await fixture();
+      const config = await discover(server, app, authentication);
+      assert.ok(config.serverMetadata().grant_types_supported?.includes('client_credentials'));
+      const tokens = await client.clientCredentialsGrant(config, {
+        scope: 'runs:read runs:write svc.identity:read',
+      });
+      assert.match(tokens.access_token, /^svc_at_/);
+      assert.equal(tokens.token_type.toLowerCase(), 'bearer');
+      assert.equal(tokens.expires_in, 3600);
+      assert.equal(tokens.refresh_token, undefined);
+      assert.deepEqual(tokens.scope?.split(' ').sort(), ['runs:read', 'runs:write'], 'no identity scope');
+
+      const created = await client.fetchProtectedResource(
+        config,
+        tokens.access_token,
+        new URL(`${app.ws}/agent-runs`, server.baseUrl),
+        'POST',
+        JSON.stringify({ systemPrompt: 'You are terse.', prompt: 'hi' }),
+        new Headers({ 'content-type': 'application/json' }),
+      );
+      const run = (await created.json()) as { runId: string; streamUrl: string };
+      assert.equal(created.status, 202, JSON.stringify(run));
+      const frames = await readAll(
+        new URL(run.streamUrl, server.baseUrl).toString(),
+        bearer(tokens.access_token),
+      );
+      assert.equal(frames.at(-1)?.data.type, 'result', 'the run ran to its result');
+    });
+  }
 
   it('PKCE is mandatory: an app that sends no code_challenge is sent back with error=invalid_request', async () => {
     const app = await fixture();

@@ -2,100 +2,27 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
-  consentByForm,
   createOAuthFixture,
   exchangeCode,
   obtainTokens,
   pkcePair,
-  postForm,
   type OAuthFixture,
 } from '../support/oauth-flow.ts';
-import { bearer, startTestServer, type TestResponse, type TestServer } from '../support/test-server.ts';
-
-type Fields = Record<string, string>;
-
-/** A form post to the token or revocation endpoint; the answer's body parsed (`{}` when empty). */
-async function postTo(
-  server: TestServer,
-  path: '/oauth/token' | '/oauth/revoke',
-  fields: Fields,
-  headers: Fields = {},
-): Promise<TestResponse> {
-  const response = await postForm(`${server.baseUrl}${path}`, undefined, fields, headers);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? {} : JSON.parse(text) };
-}
-
-/** `Authorization: Basic` with RFC 6749 §2.3.1 encoding (each part form-encoded, then base64). */
-function basic(clientId: string, clientSecret: string): Fields {
-  const pair = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
-  return { authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
-}
-
-const tokenPost = (server: TestServer, fields: Fields, headers: Fields = {}) =>
-  postTo(server, '/oauth/token', fields, headers);
-
-const credentialsOf = (app: OAuthFixture) => ({ client_id: app.clientId, client_secret: app.clientSecret });
-
-let people = 0;
-
-/**
- * The fixture with a new end user of its workspace: sign-in is throttled to 10 attempts a minute per
- * account, so each consent signs in as someone new.
- */
-async function newPerson(server: TestServer, fixture: OAuthFixture): Promise<OAuthFixture> {
-  const email = `person-${++people}@${fixture.slug}.example`;
-  const { password } = fixture;
-  const user = await server.admin('POST', `/workspaces/${fixture.slug}/users`, { email, password });
-  assert.equal(user.status, 201, JSON.stringify(user.body));
-  return { ...fixture, email, userId: user.body.id };
-}
-
-/** A fresh authorization code of the fixture's app (consented by a new user) and its PKCE verifier. */
-async function codeFor(server: TestServer, fixture: OAuthFixture, scope = 'models:read runs:write') {
-  const { redirect, verifier } = await consentByForm(server, await newPerson(server, fixture), { scope });
-  const code = redirect.searchParams.get('code');
-  assert.ok(code, `a code in ${redirect.toString()}`);
-  return { code, verifier };
-}
-
-const codeExchange = (fixture: OAuthFixture, code: string, verifier: string) => ({
-  grant_type: 'authorization_code',
-  code,
-  redirect_uri: fixture.redirectUri,
-  code_verifier: verifier,
-});
-
-const refresh = (server: TestServer, fixture: OAuthFixture, refreshToken: string, extra = {}) =>
-  tokenPost(server, {
-    grant_type: 'refresh_token',
-    refresh_token: refreshToken,
-    ...credentialsOf(fixture),
-    ...extra,
-  });
-
-const revoke = (server: TestServer, fixture: OAuthFixture, token: string) =>
-  postTo(server, '/oauth/revoke', { token, ...credentialsOf(fixture) });
-
-/** Tokens of the fixture's app, consented by a new user. */
-const tokensFor = async (server: TestServer, fixture: OAuthFixture, scope = 'models:read') =>
-  obtainTokens(server, await newPerson(server, fixture), { scope });
-
-/** A workspace route that needs models:read: 200 for a live token, 401 for a dead one. */
-const models = (server: TestServer, fixture: OAuthFixture, token: string) =>
-  server.request('GET', `${fixture.ws}/models`, { headers: bearer(token) });
-
-async function assertTokenRejected(server: TestServer, fixture: OAuthFixture, token: string) {
-  const response = await models(server, fixture, token);
-  assert.equal(response.status, 401, `a dead token is refused: ${JSON.stringify(response.body)}`);
-  assert.equal(response.body.error, 'Invalid access token');
-}
-
-function assertOAuthError(answer: TestResponse, status: number, error: string) {
-  assert.equal(answer.status, status, JSON.stringify(answer.body));
-  assert.equal(answer.body.error, error);
-  assert.equal(typeof answer.body.error_description, 'string');
-}
+import { bearer, startTestServer, type TestServer } from '../support/test-server.ts';
+import {
+  assertOAuthError,
+  assertTokenRejected,
+  basic,
+  codeExchange,
+  codeFor,
+  credentialsOf,
+  models,
+  postTo,
+  refresh,
+  revoke,
+  tokenPost,
+  tokensFor,
+} from './token-requests.ts';
 
 describe('OAuth token endpoint: authorization code exchange', () => {
   let server: TestServer;
@@ -163,12 +90,52 @@ describe('OAuth token endpoint: authorization code exchange', () => {
     assert.equal(retried.body.error, 'invalid_grant');
   });
 
-  it('a code is single-use: a reused code is invalid_grant', async () => {
+  it('RFC 6749 §4.1.2: a reused code is invalid_grant and revokes the tokens issued from it', async () => {
     const { code, verifier } = await codeFor(server, app);
-    assert.equal((await exchangeCode(server, app, code, verifier)).status, 200);
+    const first = await exchangeCode(server, app, code, verifier);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal((await models(server, app, first.body.access_token)).status, 200);
+    const refreshed = await refresh(server, app, first.body.refresh_token);
+    assert.equal(refreshed.status, 200, 'the grant works before the code comes back');
+
     const reused = await exchangeCode(server, app, code, verifier);
-    assert.equal(reused.status, 400);
+    assert.equal(reused.status, 400, JSON.stringify(reused.body));
     assert.equal(reused.body.error, 'invalid_grant');
+    assert.equal(reused.body.access_token, undefined);
+
+    await assertTokenRejected(server, app, first.body.access_token);
+    await assertTokenRejected(server, app, refreshed.body.access_token);
+    assertOAuthError(await refresh(server, app, first.body.refresh_token), 400, 'invalid_grant');
+    const third = await exchangeCode(server, app, code, verifier);
+    assert.equal(third.body.error, 'invalid_grant', 'the code stays refused');
+  });
+
+  it('RFC 6749 §4.1.2: of two concurrent exchanges of one code, neither leaves a working token', async () => {
+    const { code, verifier } = await codeFor(server, app);
+    const answers = await Promise.all([
+      exchangeCode(server, app, code, verifier),
+      exchangeCode(server, app, code, verifier),
+    ]);
+    const issued = answers.filter((answer) => answer.status === 200);
+    assert.ok(issued.length <= 1, `at most one exchange is answered with tokens: ${JSON.stringify(answers)}`);
+    for (const refused of answers.filter((answer) => answer.status !== 200)) {
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error, 'invalid_grant');
+    }
+    for (const { body } of issued) {
+      await assertTokenRejected(server, app, body.access_token);
+      assertOAuthError(await refresh(server, app, body.refresh_token), 400, 'invalid_grant');
+    }
+  });
+
+  it("a reused code presented by another app is refused and still revokes the first exchange's tokens", async () => {
+    const { code, verifier } = await codeFor(server, app);
+    const first = await exchangeCode(server, app, code, verifier);
+    assert.equal(first.status, 200);
+    const stolen = await exchangeCode(server, otherApp, code, verifier);
+    assert.equal(stolen.status, 400);
+    assert.equal(stolen.body.error, 'invalid_grant');
+    await assertTokenRejected(server, app, first.body.access_token);
   });
 
   it("another app's code is invalid_grant", async () => {
@@ -178,17 +145,20 @@ describe('OAuth token endpoint: authorization code exchange', () => {
     assert.equal(stolen.body.error, 'invalid_grant');
   });
 
-  it('a redirect_uri that differs from the authorization request is refused', async () => {
+  it("RFC 6749 §5.2: a redirect_uri other than the authorization request's is invalid_grant; a missing one invalid_request", async () => {
     const { code, verifier } = await codeFor(server, app);
-    const answer = await tokenPost(server, {
+    const differing = await tokenPost(server, {
       ...codeExchange(app, code, verifier),
       redirect_uri: 'http://127.0.0.1:9/elsewhere',
       ...credentialsOf(app),
     });
-    assert.equal(answer.status, 400, JSON.stringify(answer.body));
-    // RFC 6749 §5.2 names invalid_grant for this; the library answers invalid_request.
-    assert.ok(['invalid_grant', 'invalid_request'].includes(answer.body.error), answer.body.error);
-    assert.equal(answer.body.error, 'invalid_request');
+    assertOAuthError(differing, 400, 'invalid_grant');
+    assert.match(differing.body.error_description, /redirect_uri/);
+
+    const next = await codeFor(server, app);
+    const { redirect_uri: _omitted, ...withoutRedirect } = codeExchange(app, next.code, next.verifier);
+    const missing = await tokenPost(server, { ...withoutRedirect, ...credentialsOf(app) });
+    assertOAuthError(missing, 400, 'invalid_request');
   });
 
   it('the token endpoint takes form bodies only: a JSON body is invalid_request', async () => {
@@ -204,17 +174,14 @@ describe('OAuth token endpoint: authorization code exchange', () => {
     assert.equal((await exchangeCode(server, app, code, verifier)).status, 200, 'the code was not spent');
   });
 
-  it('only authorization_code and refresh_token: password and client_credentials are unauthorized_client', async () => {
+  it('authorization_code, refresh_token and client_credentials only: password is unauthorized_client, an unknown grant unsupported_grant_type', async () => {
     const attempts: Array<[Record<string, string>, string]> = [
       [{ grant_type: 'password', username: app.email, password: app.password }, 'unauthorized_client'],
-      [{ grant_type: 'client_credentials', scope: 'models:read' }, 'unauthorized_client'],
       [{ grant_type: 'urn:example:no-such-grant' }, 'unsupported_grant_type'],
     ];
     for (const [fields, expected] of attempts) {
       const answer = await tokenPost(server, { ...fields, ...credentialsOf(app) });
-      assert.equal(answer.status, 400, `${fields.grant_type}: ${JSON.stringify(answer.body)}`);
-      assert.ok(['unauthorized_client', 'unsupported_grant_type'].includes(answer.body.error));
-      assert.equal(answer.body.error, expected, fields.grant_type);
+      assertOAuthError(answer, 400, expected);
       assert.equal(answer.body.access_token, undefined);
     }
   });
@@ -393,17 +360,31 @@ describe('OAuth token revocation (RFC 7009)', () => {
     }
   });
 
-  it('revocation requires client authentication: 401 invalid_client without it', async () => {
+  it('revocation requires client authentication (RFC 6749 §5.2): 401 without a secret, 400 for a wrong one in the form; nothing is revoked', async () => {
     const tokens = await tokensFor(server, app);
     for (const fields of [
       { token: tokens.refresh_token },
       { token: tokens.refresh_token, client_id: app.clientId },
-      { token: tokens.refresh_token, client_id: app.clientId, client_secret: 'wrong' },
     ]) {
       const answer = await postTo(server, '/oauth/revoke', fields);
       assertOAuthError(answer, 401, 'invalid_client');
-      assert.match(answer.headers.get('www-authenticate') ?? '', /^Basic/);
+      assert.match(answer.headers.get('www-authenticate') ?? '', /^Basic realm="[^"]+"$/);
     }
+    const wrongInForm = await postTo(server, '/oauth/revoke', {
+      token: tokens.refresh_token,
+      client_id: app.clientId,
+      client_secret: 'wrong',
+    });
+    assertOAuthError(wrongInForm, 400, 'invalid_client');
+    assert.equal(wrongInForm.headers.get('www-authenticate'), null);
+    const wrongInBasic = await postTo(
+      server,
+      '/oauth/revoke',
+      { token: tokens.refresh_token },
+      basic(app.clientId, 'wrong'),
+    );
+    assertOAuthError(wrongInBasic, 401, 'invalid_client');
+    assert.match(wrongInBasic.headers.get('www-authenticate') ?? '', /^Basic realm="[^"]+"$/);
     assert.equal((await refresh(server, app, tokens.refresh_token)).status, 200, 'nothing was revoked');
   });
 });

@@ -175,9 +175,11 @@ describe('real error answers fit the document', { timeout: 120_000 }, () => {
     const code = redirect.searchParams.get('code') ?? '';
     const issued = await exchangeCode(fixture.server, oauth, code, verifier);
     conformance.assertAnswer('POST', '/oauth/token', issued);
-    const reused = await exchangeCode(fixture.server, oauth, code, verifier);
-    conformance.assertAnswer('POST', '/oauth/token', reused);
-    assert.equal(reused.body.error, 'invalid_grant');
+    const me = await fixture.server.request('GET', '/api/oauth/userinfo', {
+      headers: bearer(issued.body.access_token),
+    });
+    conformance.assertAnswer('GET', '/api/oauth/userinfo', me);
+    assert.equal(me.body.sub, oauth.userId);
     const wrongSecret = await exchangeCode(
       fixture.server,
       { ...oauth, clientSecret: 'wrong' },
@@ -186,11 +188,10 @@ describe('real error answers fit the document', { timeout: 120_000 }, () => {
     );
     conformance.assertAnswer('POST', '/oauth/token', wrongSecret);
     assert.equal(wrongSecret.body.error, 'invalid_client');
-    const me = await fixture.server.request('GET', '/api/oauth/userinfo', {
-      headers: bearer(issued.body.access_token),
-    });
-    conformance.assertAnswer('GET', '/api/oauth/userinfo', me);
-    assert.equal(me.body.sub, oauth.userId);
+    // A reused code also revokes the tokens of its first exchange (RFC 6749 §4.1.2).
+    const reused = await exchangeCode(fixture.server, oauth, code, verifier);
+    conformance.assertAnswer('POST', '/oauth/token', reused);
+    assert.equal(reused.body.error, 'invalid_grant');
     const grants = await fixture.server.admin('GET', `/workspaces/${oauth.slug}/oauth-grants`);
     conformance.assertAnswer('GET', '/admin/v1/workspaces/{slug}/oauth-grants', grants);
     assert.ok(grants.body.oauthGrants.length > 0);

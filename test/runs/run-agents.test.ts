@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { bearer } from '../support/test-server.ts';
-import { startRunFixture, textOf, types, type RunFixture } from '../support/run-fixture.ts';
+import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 
 describe('persisted agents (agentId) and credential allowlists', () => {
   let fixture: RunFixture;
@@ -105,15 +105,26 @@ describe('persisted agents (agentId) and credential allowlists', () => {
     assert.equal(response.body.error, 'invalid_model');
   });
 
-  it('a transient queueing failure surfaces as a terminal error event, not as a 5xx', async () => {
+  it('a run the queue cannot take now is accepted and kept for it: a 202 is never ended with queue_error', async () => {
     await fixture.server.service.queue.close();
-    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'hi' });
+    // Created apart from the fixture's runs: with the queue closed, the cleanup could not end it.
+    const created = await fixture.server.request('POST', `${fixture.ws}/agent-runs`, {
+      headers: fixture.headers,
+      body: { systemPrompt: 's', prompt: 'hi' },
+    });
     assert.equal(created.status, 202);
-    const { readAll } = await import('../support/sse-client.ts');
-    const frames = await readAll(fixture.streamUrl(created.body.runId), fixture.headers);
-    assert.deepEqual(types(frames), ['error']);
-    assert.equal(frames[0]?.data.data.code, 'queue_error');
-    assert.equal(frames[0]?.data.data.retryable, true);
-    assert.equal(textOf(frames), '');
+    const runId = created.body.runId as string;
+    const snapshot = await fixture.server.request('GET', `${fixture.ws}/agent-runs/${runId}`, {
+      headers: fixture.headers,
+    });
+    assert.equal(snapshot.body.status, 'queued');
+    assert.equal(snapshot.body.endedAt, null);
+    const { repos } = fixture.server.service.resources;
+    assert.equal(await repos.runEvents.lastSeq(runId), 0, 'no terminal event was written');
+    const admitted = await repos.dispatch.admitted(1000);
+    assert.ok(
+      admitted.some((run) => run.runId === runId),
+      'the run stays admitted: the lost-run sweep (or the next start) queues it',
+    );
   });
 });

@@ -3,7 +3,9 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { RecordedRequest, ScriptedTurn } from '../fakes/scripted-reply.ts';
 import { ofType, onlyError, startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
+import { deferred } from '../support/waits.ts';
 import { startSessionFixture, type SessionFixture } from '../sessions/session-support.ts';
+import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility.ts';
 
 /**
  * `outputSchema` over HTTP: the fake provider records what the service sent (the response format,
@@ -67,6 +69,14 @@ function userTexts(request: RecordedRequest | undefined): string[] {
 
 const terminalOf = (frames: readonly SseFrame[]) => frames.at(-1)?.data.data ?? {};
 
+/** The ids of the blocks of one type (`tool_use`, `tool_result`) across an Anthropic request's messages. */
+function anthropicBlockIds(request: RecordedRequest | undefined, type: 'tool_use' | 'tool_result'): string[] {
+  return (bodyOf(request).messages as Wire[])
+    .flatMap((message) => (Array.isArray(message.content) ? (message.content as Wire[]) : []))
+    .filter((block) => block.type === type)
+    .map((block) => String(type === 'tool_use' ? block.id : block.tool_use_id));
+}
+
 describe('outputSchema on a native JSON-schema provider (openai-chat)', { timeout: 90_000 }, () => {
   let fixture: SessionFixture;
   before(async () => {
@@ -103,6 +113,38 @@ describe('outputSchema on a native JSON-schema provider (openai-chat)', { timeou
     const snapshot = await fixture.runSnapshot(runId);
     assert.equal(snapshot.body.status, 'succeeded');
     assert.equal(snapshot.body.finalText, '{"answer":"noon"}');
+  });
+
+  it('the run snapshot carries structuredOutput once the run has ended: the terminal event’s block, with the validated reply as value', async () => {
+    const released = deferred();
+    fixture.fake.enqueue({ text: ['{"answer":"noon"}'], holdUntil: released.promise });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p', outputSchema: OUTPUT_SCHEMA });
+    await fixture.fake.waitForRequests(1);
+    const during = await fixture.runSnapshot(run.runId);
+    assert.equal(during.status, 200);
+    assert.equal('structuredOutput' in during.body, false, 'not known while the run goes on');
+    released.resolve();
+    const frames = await run.ended;
+    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
+    const ended = await fixture.runSnapshot(run.runId);
+    assert.deepEqual(ended.body.structuredOutput, { ...ENFORCED_NATIVE, value: { answer: 'noon' } });
+
+    fixture.fake.enqueue(reply('noon'), reply('still noon'));
+    const loose = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: OUTPUT_SCHEMA });
+    assert.deepEqual(
+      (await fixture.runSnapshot(loose.runId)).body.structuredOutput,
+      { ...ENFORCED_NATIVE, schemaEnforced: false },
+      'a reply the schema was not enforced on has no value',
+    );
+
+    fixture.fake.enqueue(reply('plain'));
+    const plain = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+    assert.deepEqual((await fixture.runSnapshot(plain.runId)).body.structuredOutput, {
+      schemaRequested: false,
+      schemaEnforced: false,
+      enforcementMechanism: 'none',
+      unconstrainedFallbackOccurred: false,
+    });
   });
 
   it('without outputSchema: no response_format, and the default structuredOutput block', async () => {
@@ -299,6 +341,48 @@ describe('outputSchema on a tool-call family (anthropic-messages): final_report'
     assert.match(userTexts(second).at(-1) ?? '', /calling the final_report tool/);
   });
 
+  it('host tool calls are internal: a final_report call is never listed in assistant_message.toolCalls', async () => {
+    fixture.fake.enqueue(finalReport('fr1', { answer: 'noon' }));
+    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    assert.deepEqual(listedToolCalls(frames), [[]], 'the turn lists no tool call');
+    assertHostCallsInternal(frames, ['fr1']);
+  });
+
+  it('host tool calls are internal: final_report beside a client call: only the client call is listed, published and pending, and the model still gets both results', async () => {
+    fixture.fake.enqueue(
+      {
+        toolCalls: [
+          { id: 'l1', name: 'lookup', input: { q: 'a' } },
+          { id: 'fr1', name: 'final_report', input: { answer: 'early' } },
+        ],
+      },
+      finalReport('fr2', { answer: 'noon' }),
+    );
+    const run = await fixture.startRun({
+      systemPrompt: 's',
+      prompt: 'p',
+      tools: [LOOKUP],
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    const call = await run.waitForType('local_tool_call');
+    assert.equal(call.data.data.toolUseId, 'l1');
+    const waiting = await fixture.runSnapshot(run.runId);
+    assert.deepEqual(waiting.body.pendingToolCalls, [{ toolUseId: 'l1', name: 'lookup', kind: 'local' }]);
+    const posted = await fixture.postToolResult(run.runId, { toolUseId: 'l1', result: 'a letter' });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+    const frames = await run.ended;
+
+    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+    const [first] = ofType(frames, 'assistant_message');
+    assert.deepEqual(first?.data.data.toolCalls, [{ id: 'l1', name: 'lookup', input: { q: 'a' } }]);
+    assert.deepEqual(listedToolCalls(frames), [['lookup'], []]);
+    assertHostCallsInternal(frames, ['fr1', 'fr2']);
+    const next = fixture.fake.requests[1];
+    assert.deepEqual(anthropicBlockIds(next, 'tool_use'), ['l1', 'fr1'], 'the model sees its own calls');
+    assert.deepEqual(anthropicBlockIds(next, 'tool_result'), ['l1', 'fr1'], 'and every result');
+  });
+
   it('a run with no other tool is forced to final_report from its first turn, and a conforming call ends it there', async () => {
     fixture.fake.enqueue(finalReport('fr1', { answer: 'noon' }));
     const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
@@ -480,6 +564,44 @@ describe(
         );
         assert.equal(bodyOf(request).generationConfig?.responseMimeType, undefined);
       }
+    });
+
+    it('host tool calls are internal: set_model_response beside a client call: only the client call is listed, published and pending, and the model still gets both results', async () => {
+      fixture.fake.enqueue(
+        {
+          toolCalls: [
+            { id: 'l1', name: 'lookup', input: { q: 'a' } },
+            { id: 's1', name: 'set_model_response', input: { answer: 'early' } },
+          ],
+        },
+        { toolCalls: [{ id: 's2', name: 'set_model_response', input: { answer: 'noon' } }] },
+      );
+      const run = await fixture.startRun({
+        systemPrompt: 's',
+        prompt: 'p',
+        tools: [LOOKUP],
+        outputSchema: STRICT,
+      });
+      const call = await run.waitForType('local_tool_call');
+      const toolUseId = String(call.data.data.toolUseId);
+      assert.equal(call.data.data.name, 'lookup');
+      const path = `${fixture.ws}/agent-runs/${run.runId}`;
+      const waiting = await fixture.server.request('GET', path, { headers: fixture.headers });
+      assert.deepEqual(waiting.body.pendingToolCalls, [{ toolUseId, name: 'lookup', kind: 'local' }]);
+      const posted = await fixture.server.request('POST', `${path}/tool-results`, {
+        headers: fixture.headers,
+        body: { toolUseId, result: 'a letter' },
+      });
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      const frames = await run.ended;
+
+      assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
+      assert.deepEqual(listedToolCalls(frames), [['lookup'], []]);
+      assertHostCallsInternal(frames);
+      const responses = ((bodyOf(fixture.fake.requests[1]).contents as Wire[]) ?? [])
+        .flatMap((content) => (content.parts as Wire[] | undefined) ?? [])
+        .flatMap((part) => (part.functionResponse ? [String(part.functionResponse.name)] : []));
+      assert.deepEqual(responses, ['lookup', 'set_model_response'], 'the model gets every result');
     });
 
     it('a run without tools keeps the native response schema', async () => {

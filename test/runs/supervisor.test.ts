@@ -256,7 +256,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const satisfies reado
       assert.match(userTextsOf(requests[2]).at(-1) ?? '', /Just read the clock\./);
     });
 
-    it('modelId: the judge runs on the model it names, resolved in the run’s workspace; one that does not resolve leaves the run without reviews', async () => {
+    it('modelId: the judge runs on the model it names, resolved in the run’s workspace', async () => {
       const models = await fixture.server.request('GET', `${fixture.ws}/models`, {
         headers: fixture.headers,
       });
@@ -269,18 +269,25 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const satisfies reado
         supervisor: { interval: 1, modelId: judgeModelId },
       });
       assert.equal((dataOf(named.frames, 'supervisor')[0]?.model as Wire | undefined)?.id, judgeModelId);
+    });
 
-      fixture.fake.reset();
-      fixture.fake.enqueue(clockCall('m2'), final('two'));
-      const unknown = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'Time?',
-        tools: [CLOCK],
-        supervisor: { interval: 1, modelId: 'nowhere/no-such-model' },
-      });
-      assert.equal(unknown.frames.at(-1)?.data.data.text, 'two');
-      assert.deepEqual(dataOf(unknown.frames, 'supervisor'), []);
-      assert.deepEqual(fixture.fake.requests.map(isJudge), [false, false]);
+    it('supervisor.modelId that resolves to nothing: 400 invalid_model at creation, like modelId (run, session, and a message override)', async () => {
+      const supervisor = { interval: 1, modelId: 'nowhere/no-such-model' };
+      const run = await fixture.createRun({ systemPrompt: 's', prompt: 'Time?', tools: [CLOCK], supervisor });
+      assert.equal(run.status, 400, JSON.stringify(run.body));
+      assert.equal(run.body.error, 'invalid_model');
+      assert.match(run.body.message, /^supervisor\.modelId: /);
+
+      const session = await fixture.createSession({ systemPrompt: 's', supervisor });
+      assert.equal(session.status, 400, JSON.stringify(session.body));
+      assert.equal(session.body.error, 'invalid_model');
+
+      const sessionId = await fixture.newSession({ systemPrompt: 's' });
+      const message = await fixture.postMessage(sessionId, { prompt: 'Time?', supervisor });
+      assert.equal(message.status, 400, JSON.stringify(message.body));
+      assert.equal(message.body.error, 'invalid_model');
+      assert.match(message.body.message, /^supervisor\.modelId: /);
+      assert.equal(fixture.fake.requests.length, 0, 'nothing ran');
     });
 
     it('a judge failing with HTTP 500: no supervisor event, the run still succeeds', async () => {

@@ -4,6 +4,8 @@ import type { RecordedRequest } from '../fakes/scripted-reply.ts';
 import { ofType, types, type FakeApi } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
 import { startSessionFixture, type SessionFixture } from '../sessions/session-support.ts';
+import { deferred } from '../support/waits.ts';
+import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility.ts';
 
 /**
  * The `plan` run control (task plans) over HTTP, against fake providers speaking the real wire
@@ -53,6 +55,18 @@ function terminalData(frames: readonly SseFrame[]) {
 
 const planFrames = (frames: readonly SseFrame[]) =>
   ofType(frames, 'task_plan').map((frame) => frame.data.data);
+
+/** One turn calling `update_task_plan` and then `lookup`, in that order. */
+const planAndLookup = {
+  toolCalls: [
+    {
+      id: 'call_plan_1',
+      name: 'update_task_plan',
+      input: { steps: [{ title: 'Look up a', status: 'in_progress' }] },
+    },
+    { id: 'call_lookup_1', name: 'lookup', input: { q: 'a' } },
+  ],
+};
 
 for (const api of APIS) {
   describe(`the plan control over HTTP (${api})`, { timeout: 60_000 }, () => {
@@ -169,6 +183,110 @@ for (const api of APIS) {
 
       assert.ok(carries(fixture.fake.requests[1], 'Task plan updated (revision 1).'));
       assert.ok(carries(fixture.fake.requests[2], 's1 [done] Book flight'));
+    });
+
+    it('host tool calls are internal: update_task_plan beside a client call: only the client call is listed, published and pending, and the model gets both results', async () => {
+      fixture.fake.enqueue(planAndLookup, { text: ['Done.'] });
+      const run = await fixture.startRun({
+        systemPrompt: 's',
+        prompt: 'find a',
+        tools: [LOOKUP],
+        plan: true,
+      });
+      const call = await run.waitForType('local_tool_call');
+      assert.equal(call.data.data.toolUseId, 'call_lookup_1');
+      const waiting = await fixture.runSnapshot(run.runId);
+      assert.deepEqual(waiting.body.pendingToolCalls, [
+        { toolUseId: 'call_lookup_1', name: 'lookup', kind: 'local' },
+      ]);
+      const posted = await fixture.postToolResult(run.runId, {
+        toolUseId: 'call_lookup_1',
+        result: 'a letter',
+      });
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      const frames = await run.ended;
+
+      assert.deepEqual(withoutDeltas(frames), [
+        'assistant_message',
+        'task_plan',
+        'local_tool_call',
+        'local_tool_result_in',
+        'assistant_message',
+        'result',
+      ]);
+      const [first] = ofType(frames, 'assistant_message');
+      assert.deepEqual(first?.data.data.toolCalls, [
+        { id: 'call_lookup_1', name: 'lookup', input: { q: 'a' } },
+      ]);
+      assert.deepEqual(listedToolCalls(frames), [['lookup'], []]);
+      assertHostCallsInternal(frames, ['call_plan_1']);
+      const next = fixture.fake.requests[1];
+      assert.ok(carries(next, 'Task plan updated (revision 1).'), 'the host result reaches the model');
+      assert.ok(carries(next, 'a letter'), 'and so does the client result');
+    });
+
+    it('host tool calls are internal: a later message run of the session replays the retained client call, never update_task_plan', async () => {
+      const sessionId = await fixture.newSession({
+        systemPrompt: 's',
+        tools: [{ ...LOOKUP, retain: true }],
+      });
+      fixture.fake.enqueue(planAndLookup, { text: ['Done.'] }, { text: ['Again.'] });
+      const first = await fixture.startMessage(sessionId, { prompt: 'find a', plan: true });
+      await first.waitForType('local_tool_call');
+      const posted = await fixture.postToolResult(first.runId, {
+        toolUseId: 'call_lookup_1',
+        result: 'a letter',
+      });
+      assert.equal(posted.status, 200, JSON.stringify(posted.body));
+      assertHostCallsInternal(await first.ended, ['call_plan_1']);
+      const second = await fixture.sendMessage(sessionId, { prompt: 'again' });
+      assert.equal(types(second.frames).at(-1), 'result');
+
+      const later = fixture.fake.requests[2];
+      assert.ok(carries(later, 'a letter'), 'the retained client call is replayed');
+      assert.ok(carries(later, 'call_lookup_1'));
+      assert.ok(!carries(later, 'update_task_plan'), 'no trace of the host call');
+      assert.ok(!carries(later, 'call_plan_1'));
+    });
+
+    it('the run snapshot carries the current task plan once known; a run without plan has none', async () => {
+      const released = deferred();
+      fixture.fake.enqueue(
+        {
+          toolCalls: [
+            {
+              id: 'call_plan_1',
+              name: 'update_task_plan',
+              input: { brief: 'Find a', steps: [{ title: 'Look up a', status: 'in_progress' }] },
+            },
+          ],
+        },
+        { text: ['Done.'], holdUntil: released.promise },
+      );
+      const run = await fixture.startRun({ systemPrompt: 's', prompt: 'find a', plan: true });
+      const announced = await run.waitForType('task_plan');
+      const during = await fixture.runSnapshot(run.runId);
+      assert.equal(during.status, 200);
+      assert.deepEqual(during.body.plan, announced.data.data.plan);
+      assert.deepEqual(
+        [during.body.plan?.revision, during.body.plan?.brief, during.body.plan?.steps],
+        [1, 'Find a', [{ id: 's1', title: 'Look up a', status: 'in_progress' }]],
+      );
+      released.resolve();
+      const frames = await run.ended;
+      assert.deepEqual((await fixture.runSnapshot(run.runId)).body.plan, planFrames(frames).at(-1)?.plan);
+
+      const planOnly = await fixture.runToEnd({
+        systemPrompt: 's',
+        prompt: 'trip',
+        plan: { planOnly: true, steps: ['Book flight'] },
+      });
+      const planned = (await fixture.runSnapshot(planOnly.runId)).body.plan;
+      assert.deepEqual(planned?.steps, [{ id: 's1', title: 'Book flight', status: 'pending' }]);
+
+      fixture.fake.enqueue({ text: ['ok'] });
+      const plain = await fixture.runToEnd({ systemPrompt: 's', prompt: 'hi' });
+      assert.equal('plan' in (await fixture.runSnapshot(plain.runId)).body, false);
     });
 
     it('mode required end to end: a declared tool waits for the plan, then runs; a premature final answer is sent back until the step is done', async () => {

@@ -22,30 +22,37 @@ export interface Cluster {
   adminToken: string;
   apis: ServiceProcess[];
   workers: ServiceProcess[];
+  startApi(name: string): Promise<ServiceProcess>;
   startWorker(name: string): Promise<ServiceProcess>;
+  /** Every process started so far (the killed ones too). */
+  processes(): readonly ServiceProcess[];
   stop(): Promise<void>;
 }
 
 /**
  * A real scale-out deployment on this machine: its own PostgreSQL database and
  * Redis prefix, `migrate` once, then API and worker processes started with the
- * `agent-runs` CLI exactly as an operator would.
+ * `agent-runs` CLI exactly as an operator would. By default the database is a new one on
+ * the machine's shared server; with `databaseUrl` and `redisUrl` (a test's private servers,
+ * see `private-servers.ts`) the deployment uses those as they are.
  */
 export async function startCluster(options: {
   apis: number;
   workers: number;
   leaseMs?: number;
   env?: Record<string, string>;
+  databaseUrl?: string;
+  redisUrl?: string;
 }): Promise<Cluster> {
   const id = randomBytes(5).toString('hex');
-  const database = `agent_runs_scale_${id}`;
-  await adminQuery(`create database ${database}`);
-  const url = new URL(TEST_POSTGRES_URL);
-  url.pathname = `/${database}`;
+  const database = options.databaseUrl === undefined ? `agent_runs_scale_${id}` : undefined;
+  if (database) await adminQuery(`create database ${database}`);
+  const url = new URL(options.databaseUrl ?? TEST_POSTGRES_URL);
+  if (database) url.pathname = `/${database}`;
   const adminToken = randomBytes(24).toString('base64url');
   const env: Record<string, string> = {
     DATABASE_URL: url.toString(),
-    REDIS_URL: TEST_REDIS_URL,
+    REDIS_URL: options.redisUrl ?? TEST_REDIS_URL,
     AGENT_RUNS_REDIS_PREFIX: `ar-test-${id}`,
     AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
     AGENT_RUNS_ADMIN_TOKEN: adminToken,
@@ -88,10 +95,12 @@ export async function startCluster(options: {
     adminToken,
     apis,
     workers,
+    startApi,
     startWorker,
+    processes: () => all,
     stop: async () => {
       await Promise.all(all.map((service) => service.kill('SIGKILL')));
-      await adminQuery(`drop database if exists ${database} with (force)`);
+      if (database) await adminQuery(`drop database if exists ${database} with (force)`);
     },
   };
 }

@@ -102,12 +102,76 @@ for (const engine of ENGINES) {
       assert.equal(await oauth.findCode('code-hash'), undefined);
     });
 
+    it('a used code bound to its grant: presenting it again deletes it and revokes the grant (RFC 6749 §4.1.2)', async () => {
+      const { workspace, user, app } = await setUp('reuse');
+      await oauth.saveCode({
+        codeHash: 'reuse-code',
+        workspaceId: workspace.id,
+        appId: app.id,
+        userId: user.id,
+        redirectUri: 'http://127.0.0.1:9/cb',
+        scopes: ['runs:read'],
+        agentIds: [],
+        codeChallenge: 'c'.repeat(43),
+        codeChallengeMethod: 'S256',
+        expiresAt: inOneHour(),
+      });
+      assert.equal(await oauth.refuseReusedCode('reuse-code'), false, 'an unused code is not a reuse');
+      assert.equal(await oauth.bindCodeToGrant('reuse-code', 'grant_none'), false, 'only a used code binds');
+      assert.equal(await oauth.consumeCode('reuse-code'), true);
+      const grant = await oauth.createGrant(
+        {
+          id: newId('oauthGrant'),
+          workspaceId: workspace.id,
+          appId: app.id,
+          userId: user.id,
+          scopes: ['runs:read'],
+          agentIds: [],
+        },
+        'rt-reuse',
+        { hash: 'at-reuse', scopes: ['runs:read'], expiresAt: inOneHour() },
+      );
+      assert.equal(await oauth.bindCodeToGrant('reuse-code', grant.id), true);
+      assert.equal(await oauth.refuseReusedCode('reuse-code'), true);
+      assert.equal(await oauth.findGrantByRefreshHash('rt-reuse'), undefined, 'the grant is revoked');
+      assert.equal(await oauth.findAccessToken('at-reuse'), undefined, 'its access tokens are gone');
+      assert.equal(await oauth.refuseReusedCode('reuse-code'), false, 'the refused code is gone');
+      assert.equal(
+        await oauth.bindCodeToGrant('reuse-code', grant.id),
+        false,
+        'a grant created after the refusal finds nothing to bind to',
+      );
+    });
+
+    it('a client-credentials token leads to its app and workspace, with no grant; deleting the app ends it', async () => {
+      const { workspace, app } = await setUp('app-token');
+      const token = (hash: string, expiresAt: string) => ({
+        hash,
+        scopes: ['runs:write' as const],
+        expiresAt,
+      });
+      await oauth.addAppAccessToken(app, token('app-expired', anHourAgo()));
+      await oauth.addAppAccessToken(app, token('app-live', inOneHour()));
+      const record = await oauth.findAccessToken('app-live');
+      assert.equal(record?.appId, app.id);
+      assert.equal(record?.grant, null);
+      assert.equal(record?.workspace.id, workspace.id);
+      assert.deepEqual(record?.scopes, ['runs:write']);
+      assert.equal(await oauth.findAccessToken('app-expired'), undefined, 'the expired token was dropped');
+      await oauth.addAppAccessToken(app, token('app-revoked', inOneHour()));
+      await oauth.deleteAccessToken('app-revoked');
+      assert.equal(await oauth.findAccessToken('app-revoked'), undefined);
+      await apps.delete(workspace.id, app.id);
+      assert.equal(await oauth.findAccessToken('app-live'), undefined);
+    });
+
     it('an access token leads to its grant, scopes, workspace and expiry', async () => {
       const { workspace, user, grant } = await newGrant('token');
       const record = await oauth.findAccessToken('at-token');
-      assert.equal(record?.grant.id, grant.id);
-      assert.equal(record?.grant.userId, user.id);
-      assert.deepEqual(record?.grant.agentIds, ['agt_a']);
+      assert.equal(record?.appId, grant.appId);
+      assert.equal(record?.grant?.id, grant.id);
+      assert.equal(record?.grant?.userId, user.id);
+      assert.deepEqual(record?.grant?.agentIds, ['agt_a']);
       assert.deepEqual(record?.scopes, ['models:read', 'runs:read']);
       assert.equal(record?.workspace.id, workspace.id);
       assert.equal(await oauth.findAccessToken('unknown'), undefined);

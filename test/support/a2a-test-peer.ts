@@ -30,6 +30,8 @@ export interface A2aTestPeerOptions {
   rpcPath: string;
   /** Serve a v0.3 Agent Card at `/.well-known/agent-card.json` whose `url` is the JSON-RPC endpoint. */
   card?: boolean;
+  /** The endpoint the card names instead of this peer's own (another peer's, say). */
+  cardEndpoint?: string;
   behavior?: PeerBehavior;
 }
 
@@ -86,7 +88,7 @@ export async function startA2aTestPeer(options: A2aTestPeerOptions): Promise<A2a
     const recorded: RecordedRequest = { method: req.method ?? '', path, headers: req.headers };
     requests.push(recorded);
     if (req.method === 'GET' && options.card === true && path === AGENT_CARD_PATH) {
-      return sendJson(res, 200, legacyAgentCard(`${origin}${options.rpcPath}`));
+      return sendJson(res, 200, legacyAgentCard(options.cardEndpoint ?? `${origin}${options.rpcPath}`));
     }
     if (req.method !== 'POST' || path !== options.rpcPath) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');

@@ -169,6 +169,71 @@ describe('a2a tool: a remote peer agent over A2A v0.3', { timeout: 60_000 }, () 
     assert.equal(post?.headers['content-type'], 'application/json', 'the SDK keeps its own content type');
   });
 
+  it('headers go only to the origin of agentCardUrl: a card naming an endpoint on another origin is called without them, with a warn log', async () => {
+    const headers = { authorization: 'Bearer peer-token', 'x-tenant': 'acme' };
+    const remote = await peer({ rpcPath: '/' });
+    const carded = await peer({ rpcPath: '/', card: true, cardEndpoint: `${remote.origin}/` });
+    const warnings: Array<{ fields: object; message: string }> = [];
+    const logger = { warn: (fields: object, message: string) => void warnings.push({ fields, message }) };
+    const { handler } = a2aTool(ref(`${carded.origin}${AGENT_CARD_PATH}`, { headers }), { ...deps, logger });
+    assert.deepEqual(await handler({ message: 'one' }, context()), { ok: true, text: echoOf('one') });
+    assert.deepEqual(await handler({ message: 'two' }, context()), { ok: true, text: echoOf('two') });
+
+    assert.deepEqual(seen(carded), [`GET ${AGENT_CARD_PATH}`]);
+    assert.equal(
+      carded.requests[0]?.headers.authorization,
+      'Bearer peer-token',
+      'the named origin gets them',
+    );
+    assert.deepEqual(seen(remote), ['POST /', 'POST /']);
+    for (const request of remote.requests) {
+      assert.equal(request.headers.authorization, undefined, 'no credential leaves the named origin');
+      assert.equal(request.headers['x-tenant'], undefined);
+      assert.equal(request.headers['a2a-version'], '0.3', "the SDK's own headers still go");
+    }
+    assert.equal(warnings.length, 1, 'warned once, when the endpoint was found');
+    assert.deepEqual(warnings[0]?.fields, {
+      tool: 'helper',
+      cardOrigin: carded.origin,
+      endpointOrigin: remote.origin,
+    });
+    assert.match(warnings[0]?.message ?? '', /another origin.*without the tool’s headers/);
+  });
+
+  it('headers go only to the origin of agentCardUrl: a same-origin card endpoint still gets them, and nothing is logged', async () => {
+    const headers = { authorization: 'Bearer peer-token' };
+    const carded = await peer({ rpcPath: '/rpc', card: true });
+    const warnings: object[] = [];
+    const logger = { warn: (fields: object) => void warnings.push(fields) };
+    const { handler } = a2aTool(ref(`${carded.origin}${AGENT_CARD_PATH}`, { headers }), { ...deps, logger });
+    assert.deepEqual(await handler({ message: 'hi' }, context()), { ok: true, text: echoOf('hi') });
+    assert.deepEqual(seen(carded), [`GET ${AGENT_CARD_PATH}`, 'POST /rpc']);
+    for (const request of carded.requests) assert.equal(request.headers.authorization, 'Bearer peer-token');
+    assert.deepEqual(warnings, []);
+  });
+
+  it('headers go only to the origin of agentCardUrl: a card URL redirecting to another origin is followed without them', async () => {
+    const headers = { 'x-api-key': 'peer-secret' };
+    const elsewhere = await peer({ rpcPath: '/', card: true });
+    const seenByRedirector: Array<string | undefined> = [];
+    const redirector = createServer((req, res) => {
+      seenByRedirector.push(req.headers['x-api-key'] as string | undefined);
+      res.writeHead(302, { location: `${elsewhere.origin}${AGENT_CARD_PATH}` }).end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+      const { handler } = a2aTool(ref(`${origin}${AGENT_CARD_PATH}`, { headers }), deps);
+      assert.deepEqual(await handler({ message: 'hi' }, context()), { ok: true, text: echoOf('hi') });
+      assert.deepEqual(seenByRedirector, ['peer-secret'], 'the named origin got them');
+      assert.deepEqual(seen(elsewhere), [`GET ${AGENT_CARD_PATH}`, 'POST /']);
+      for (const request of elsewhere.requests) assert.equal(request.headers['x-api-key'], undefined);
+    } finally {
+      redirector.closeAllConnections();
+      await new Promise<void>((resolve) => redirector.close(() => resolve()));
+    }
+  });
+
   it('contextId threads every call into one remote context', async () => {
     const root = await peer({ rpcPath: '/' });
     const { handler } = a2aTool(ref(root.origin, { contextId: 'ctx-trip-42' }), deps);

@@ -41,6 +41,8 @@ const CLASS_BY_CODE: Readonly<Record<string, ErrorClass>> = {
   unsupported_media_type: UnsupportedMediaTypeError,
   rate_limit_exceeded: RateLimitError,
   internal_error: InternalServerError,
+  unavailable: StorageUnavailableError,
+  // The code of servers before `unavailable`.
   storage_unavailable: StorageUnavailableError,
 };
 
@@ -55,7 +57,7 @@ const CODE_BY_STATUS: Readonly<Record<number, string>> = {
   415: 'unsupported_media_type',
   429: 'rate_limit_exceeded',
   500: 'internal_error',
-  503: 'storage_unavailable',
+  503: 'unavailable',
 };
 
 const MACHINE_CODE = /^[a-z][a-z0-9_]*$/;

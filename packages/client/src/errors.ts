@@ -145,7 +145,10 @@ export class RateLimitError extends AgentRunsError {
 /** 500 `internal_error`. */
 export class InternalServerError extends AgentRunsError {}
 
-/** 503 `storage_unavailable`. */
+/**
+ * 503 `unavailable`: the service's database or Redis does not answer for now, or the replica is
+ * stopping; retry after `Retry-After` seconds. (Older servers said `storage_unavailable`.)
+ */
 export class StorageUnavailableError extends AgentRunsError {}
 
 /**

@@ -69,6 +69,7 @@ export function isTerminalEvent(event: RunEvent): event is TerminalRunEvent {
 export type RunCreateRequest = Schemas['RunCreateRequest'];
 export type RunCreated = Schemas['RunCreated'];
 export type RunSnapshot = Schemas['RunSnapshot'];
+export type RunStructuredOutput = Schemas['RunStructuredOutput'];
 export type RunSpec = Schemas['RunSpec'];
 export type RunStatus = Schemas['RunStatus'];
 export type RunCancelled = Schemas['RunCancelled'];

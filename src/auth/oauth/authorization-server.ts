@@ -1,14 +1,18 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import type { OAuthStore } from '../../engine/ports.ts';
-import { clientCredentialsOf } from './client-credentials.ts';
+import { AuthorizationCodeGrant } from './authorization-code-grant.ts';
+import {
+  authenticateOAuthClient,
+  type AuthenticatedClient,
+  type ClientRefusal,
+} from './client-authentication.ts';
 import { oauthModel, type OAuthUser } from './oauth-model.ts';
 import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
   AUTHORIZATION_CODE_LIFETIME_SECONDS,
   OAUTH_REFRESH_TOKEN_PREFIX,
   hashSecret,
-  secretMatches,
 } from './token-secrets.ts';
 
 /** A token-endpoint or revocation request as the HTTP layer hands it over. */
@@ -37,8 +41,9 @@ export interface ApprovedAuthorization {
 
 /**
  * The authorization server: `@node-oauth/oauth2-server` issues codes and tokens (authorization code
- * with PKCE, refresh without rotation) on our storage; revocation (RFC 7009) is ours, as the library
- * has none.
+ * with PKCE, refresh without rotation, client credentials) on our storage; client authentication is
+ * checked first (so that it is answered as RFC 6749 §5.2 asks, and so that the token endpoint can
+ * meter the client before any grant work); revocation (RFC 7009) is ours, as the library has none.
  */
 export class AuthorizationServer {
   readonly #store: OAuthStore;
@@ -52,6 +57,7 @@ export class AuthorizationServer {
       model: oauthModel(store, { clientAuthentication: 'secret' }),
       accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,
       alwaysIssueNewRefreshToken: false,
+      extendedGrantTypes: { authorization_code: AuthorizationCodeGrant },
     });
   }
 
@@ -66,7 +72,7 @@ export class AuthorizationServer {
       code_challenge_method: 'S256',
     };
     if (approved.state !== null) query.state = approved.state;
-    const user: OAuthUser = { id: approved.userId, agentIds: approved.agentIds };
+    const user: OAuthUser = { kind: 'end_user', id: approved.userId, agentIds: approved.agentIds };
     const response = new OAuth2Server.Response();
     try {
       await this.#codes.authorize(new OAuth2Server.Request({ method: 'GET', headers: {}, query }), response, {
@@ -87,18 +93,35 @@ export class AuthorizationServer {
     return url.toString();
   }
 
-  /** The token endpoint: `authorization_code` (with `code_verifier`) and `refresh_token`, client secret required. */
-  async token(request: EndpointRequest): Promise<EndpointResponse> {
-    const authorization = header(request.headers, 'authorization');
-    const credentials = clientCredentialsOf(authorization, request.body);
-    if (!credentials) return clientAuthenticationRequired(authorization);
-    // The library reads Basic credentials without undoing their form-encoding (RFC 6749 §2.3.1: `_` may
-    // arrive as `%5F`), so it gets the decoded credentials in the body instead.
+  /**
+   * The first step of the token and revocation endpoints: the client, authenticated. (The kind of body
+   * is the library's to check: a token request in JSON is `invalid_request` once its client is known.)
+   */
+  async authenticateClient(
+    request: EndpointRequest,
+  ): Promise<{ ok: true; client: AuthenticatedClient } | { ok: false; response: EndpointResponse }> {
+    const authenticated = await authenticateOAuthClient(
+      this.#store,
+      header(request.headers, 'authorization'),
+      request.body,
+    );
+    if (!authenticated.ok) return { ok: false, response: refusalResponse(authenticated.refusal) };
+    const { record, credentials, refusal } = authenticated;
+    return { ok: true, client: { record, credentials, refusal } };
+  }
+
+  /**
+   * The token endpoint, for an authenticated client: `authorization_code` (with `code_verifier`),
+   * `refresh_token` and `client_credentials`.
+   */
+  async token(request: EndpointRequest, client: AuthenticatedClient): Promise<EndpointResponse> {
+    // The library authenticates the client again; it gets the decoded credentials in the body, as it
+    // reads Basic credentials without undoing their form-encoding (RFC 6749 §2.3.1).
     const { authorization: _basic, ...headers } = flatHeaders(request.headers);
     const body = {
       ...request.body,
-      client_id: credentials.clientId,
-      client_secret: credentials.clientSecret,
+      client_id: client.credentials.clientId,
+      client_secret: client.credentials.clientSecret,
     };
     const response = new OAuth2Server.Response();
     try {
@@ -109,11 +132,8 @@ export class AuthorizationServer {
     } catch (error) {
       if (!(error instanceof OAuth2Server.OAuthError)) throw error;
       if (error instanceof OAuth2Server.ServerError) throw (error as { inner?: unknown }).inner ?? error;
-      if (authorization && error instanceof OAuth2Server.InvalidClientError) {
-        return oauthError(401, 'invalid_client', error.message, {
-          'www-authenticate': 'Basic realm="oauth"',
-        });
-      }
+      // The app was deleted since it was authenticated.
+      if (error instanceof OAuth2Server.InvalidClientError) return refusalResponse(client.refusal);
       // Built from the error: the library throws some (a non-form body) before writing them to the response.
       return oauthError(error.code, error.name, error.message, stringHeaders(response));
     }
@@ -125,19 +145,11 @@ export class AuthorizationServer {
   }
 
   /**
-   * RFC 7009 revocation. A refresh token revokes its grant (with every access token of it); an access
-   * token revokes itself. Tokens of other clients and unknown tokens are answered 200 all the same.
+   * RFC 7009 revocation, for an authenticated client. A refresh token revokes its grant (with every
+   * access token of it); an access token revokes itself. Tokens of other clients and unknown tokens
+   * are answered 200 all the same.
    */
-  async revoke(request: EndpointRequest): Promise<EndpointResponse> {
-    const authorization = header(request.headers, 'authorization');
-    const credentials = clientCredentialsOf(authorization, request.body);
-    if (!credentials) return clientAuthenticationRequired(authorization);
-    const client = await this.#store.findClient(credentials.clientId);
-    if (!client || !secretMatches(credentials.clientSecret, client.clientSecretHash)) {
-      return oauthError(401, 'invalid_client', 'Invalid client: client authentication failed', {
-        'www-authenticate': 'Basic realm="oauth"',
-      });
-    }
+  async revoke(request: EndpointRequest, { record: client }: AuthenticatedClient): Promise<EndpointResponse> {
     const token = request.body.token;
     if (typeof token !== 'string' || token === '') {
       return oauthError(400, 'invalid_request', 'Missing parameter: `token`');
@@ -148,20 +160,18 @@ export class AuthorizationServer {
       if (grant?.appId === client.app.id) await this.#store.revokeGrant(grant.id);
     } else {
       const record = await this.#store.findAccessToken(tokenHash);
-      if (record?.grant.appId === client.app.id) await this.#store.deleteAccessToken(tokenHash);
+      if (record?.appId === client.app.id) await this.#store.deleteAccessToken(tokenHash);
     }
     return { status: 200, headers: { 'cache-control': 'no-store' }, body: undefined };
   }
 }
 
-function clientAuthenticationRequired(authorization: string | undefined): EndpointResponse {
+function refusalResponse(refusal: ClientRefusal): EndpointResponse {
   return oauthError(
-    401,
-    'invalid_client',
-    authorization
-      ? 'Invalid client: the Authorization header is not Basic client credentials'
-      : 'Invalid client: every app is a confidential client; send client_id and client_secret (Basic or in the body)',
-    { 'www-authenticate': 'Basic realm="oauth"' },
+    refusal.status,
+    refusal.error,
+    refusal.description,
+    refusal.challenge ? { 'www-authenticate': 'Basic realm="oauth"' } : {},
   );
 }
 

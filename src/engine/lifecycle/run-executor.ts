@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { isStoreUnavailable, type StoreUnavailableError } from '../../domain/errors.ts';
 import type { Run } from '../../domain/run.ts';
 import { isTerminalEventType } from '../../domain/run-events.ts';
 import type { RetainedToolPair } from '../../domain/session-history.ts';
@@ -9,7 +10,7 @@ import { EventLogFailure, RunCancelled, ServiceShutdown } from '../loop/abort-re
 import type { ControlPipeline } from '../loop/control-pipeline.ts';
 import { backoffDelayMs, type RetryPolicy } from '../loop/retry-policy.ts';
 import { sessionTurnItems } from '../loop/session-turns.ts';
-import { errorBeforeAnyTurn, type TerminalEvent } from '../loop/terminal-events.ts';
+import { errorBeforeAnyTurn, type RunFailure, type TerminalEvent } from '../loop/terminal-events.ts';
 import { TurnLoop, type TurnLoopDeps } from '../loop/turn-loop.ts';
 import type { EventStore, RunJob, RunJobOutcome, RunSignals, RunStore, SessionRunEnd } from '../ports.ts';
 import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
@@ -35,8 +36,13 @@ export interface RunExecutorDeps extends TurnLoopDeps {
    * (scale-out); the embedded service has one worker, and the check would cost a query per commit.
    */
   fenceWrites: boolean;
-  /** Retries of a run whose execution failed outside the agent (storage, signals), before giving up. */
+  /** Retries of a run whose execution failed outside the agent (a refused write, a bug), before giving up. */
   executionRetry: RetryPolicy;
+  /**
+   * How long a run waits for an unreachable database or Redis, taken up again from its log after
+   * each backoff, before it ends failed with errorClass `unavailable` (5 minutes by default).
+   */
+  storeOutageLimitMs?: number;
   /**
    * Where signals can be lost (Redis pub/sub), how often a running run also reads its stored cancel
    * request; undefined where every signal arrives (in-process).
@@ -46,6 +52,33 @@ export interface RunExecutorDeps extends TurnLoopDeps {
 
 /** A run that failed outside the agent is taken up again, like a takeover, for about a minute and a half. */
 export const DEFAULT_EXECUTION_RETRY: RetryPolicy = { maxRetries: 7, baseDelayMs: 1000, maxDelayMs: 30_000 };
+
+/** The spec's bound: a run may end for want of its store only after 5 minutes without it. */
+export const DEFAULT_STORE_OUTAGE_LIMIT_MS = 5 * 60_000;
+
+/**
+ * While the store does not answer, a halted run is tried again after these waits (jittered), so a
+ * run goes on within a few seconds of the store's return; `maxRetries` is unused (the limit is time).
+ */
+const STORE_OUTAGE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 500, maxDelayMs: 5000 };
+
+/** Whether an attempt got as far as claiming the run (the store answered then). */
+interface AttemptProgress {
+  claimed: boolean;
+}
+
+const WORKER_ERROR: RunFailure = {
+  message: 'the worker could not carry on the run; create it again',
+  code: 'worker_error',
+  retryable: true,
+};
+
+const storeUnavailable = (limitMs: number): RunFailure => ({
+  message: `the database or Redis did not answer for ${Math.round(limitMs / 1000)} s; create the run again`,
+  errorClass: 'unavailable',
+  code: 'unavailable',
+  retryable: true,
+});
 
 /**
  * The worker's job handler. It claims the run with a new attempt number (the
@@ -62,36 +95,85 @@ export class RunExecutor {
   }
 
   /**
-   * Runs the job to its end. A failure outside the agent (the database or Redis unreachable for a
-   * moment) takes the run up again after a backoff, from its log, as a takeover would; when retries
-   * run out the run ends with a retryable `worker_error`, so that no run is left without an end.
+   * Runs the job to its end. A failure outside the agent takes the run up again after a backoff,
+   * from its log, as a takeover would. While the database or Redis does not answer, that goes on
+   * for `storeOutageLimitMs` (5 minutes) without the store, after which the run ends failed with
+   * errorClass `unavailable`; other failures are retried `executionRetry.maxRetries` times and then
+   * end the run with a retryable `worker_error`, so that no run is left without an end.
    */
   async execute(job: RunJob): Promise<RunJobOutcome> {
     const { shutdown, executionRetry, logger } = this.#deps;
-    for (let retry = 0; ; retry += 1) {
+    const outageLimitMs = this.#deps.storeOutageLimitMs ?? DEFAULT_STORE_OUTAGE_LIMIT_MS;
+    let failures = 0;
+    let outageRetries = 0;
+    let outageSince: number | undefined;
+    for (;;) {
+      const progress: AttemptProgress = { claimed: false };
+      let waitMs: number;
       try {
-        return await this.#executeOnce(job);
+        return await this.#executeOnce(job, progress);
       } catch (error) {
         if (shutdown.aborted) return 'handed_over';
         // Events of the failed try still queued behind a failed commit are dropped; the next try
         // continues from the log.
         await this.#deps.writer.recover(job.runId);
-        if (retry >= executionRetry.maxRetries) {
-          logger.error({ runId: job.runId, err: error }, 'running the run failed; giving up');
-          await this.#abandon(job);
-          return 'done';
+        if (isStoreUnavailable(error)) {
+          // A try that claimed the run found the store answering: this outage began after that.
+          if (progress.claimed || outageSince === undefined) {
+            outageSince = Date.now();
+            outageRetries = 0;
+          }
+          if (Date.now() - outageSince >= outageLimitMs) {
+            logger.error({ runId: job.runId, err: error }, 'the store stayed unavailable; ending the run');
+            return await this.#endWhenStoreReturns(job, storeUnavailable(outageLimitMs));
+          }
+          logger.warn(
+            { runId: job.runId, store: error.store, retry: outageRetries + 1 },
+            'the run halted: its store does not answer; it is taken up again from its log',
+          );
+          waitMs = backoffDelayMs(STORE_OUTAGE_BACKOFF, Math.min(outageRetries++, 16));
+        } else {
+          if (failures >= executionRetry.maxRetries) {
+            logger.error({ runId: job.runId, err: error }, 'running the run failed; giving up');
+            await this.#abandon(job, WORKER_ERROR);
+            return 'done';
+          }
+          logger.error(
+            { runId: job.runId, err: error, retry: failures + 1 },
+            'running the run failed; retrying',
+          );
+          waitMs = backoffDelayMs(executionRetry, failures++);
         }
-        logger.error({ runId: job.runId, err: error, retry: retry + 1 }, 'running the run failed; retrying');
-        await sleep(backoffDelayMs(executionRetry, retry), undefined, { signal: shutdown }).catch(
-          () => undefined,
-        );
-        if (shutdown.aborted) return 'handed_over';
       }
+      await sleep(waitMs, undefined, { signal: shutdown }).catch(() => undefined);
+      if (shutdown.aborted) return 'handed_over';
+    }
+  }
+
+  /**
+   * The run has waited long enough for its store: it ends failed with errorClass `unavailable`, as
+   * soon as that can be written (tried again every few seconds; a stop hands it over).
+   */
+  async #endWhenStoreReturns(job: RunJob, failure: RunFailure): Promise<RunJobOutcome> {
+    const { shutdown } = this.#deps;
+    for (let retry = 0; ; retry++) {
+      try {
+        await this.#abandon(job, failure);
+        return 'done';
+      } catch (error) {
+        if (shutdown.aborted) return 'handed_over';
+        if (!isStoreUnavailable(error)) throw error;
+        await this.#deps.writer.recover(job.runId);
+      }
+      await sleep(backoffDelayMs(STORE_OUTAGE_BACKOFF, Math.min(retry, 16)), undefined, {
+        signal: shutdown,
+      }).catch(() => undefined);
+      if (shutdown.aborted) return 'handed_over';
     }
   }
 
   /** Ends a run that could not be carried on with a retryable error after its last durable event. */
-  async #abandon(job: RunJob): Promise<void> {
+  async #abandon(job: RunJob, failure: RunFailure): Promise<void> {
     const claimed = await this.#deps.runs.claimAttempt(job.runId, job.admission);
     if (!claimed) return;
     const { run, attempt } = claimed;
@@ -102,11 +184,11 @@ export class RunExecutor {
       () => undefined,
       this.#deps.fenceWrites ? attempt : undefined,
     );
-    await endWithWorkerError(emitter, run, 'the worker could not carry on the run; create it again');
+    await endWithError(emitter, run, failure);
     await this.#deps.dispatcher.slotFreed(run.workspaceId);
   }
 
-  async #executeOnce(job: RunJob): Promise<RunJobOutcome> {
+  async #executeOnce(job: RunJob, progress: AttemptProgress): Promise<RunJobOutcome> {
     const { runs, events, writer, signals, logger } = this.#deps;
 
     // `abort` stops model calls for any reason; `stop` only for reasons that also end tool waits.
@@ -126,6 +208,7 @@ export class RunExecutor {
       // Claimed after listening: a cancel is either signalled to us or already in the row we get back.
       const claimed = await runs.claimAttempt(job.runId, job.admission);
       if (!claimed) return 'done';
+      progress.claimed = true;
       const { run, attempt } = claimed;
       if (run.cancelRequestedAt) abort.abort(new RunCancelled());
       else cancelCheck = this.#checkCancelRequest(run, abort);
@@ -141,11 +224,10 @@ export class RunExecutor {
       );
       const start = lastSeq > 0 ? await loopStartFromLog(this.#deps, run.id) : freshStart();
       if (!start) {
-        await endWithWorkerError(
-          emitter,
-          run,
-          'the run was interrupted and could not be resumed; create it again',
-        );
+        await endWithError(emitter, run, {
+          ...WORKER_ERROR,
+          message: 'the run was interrupted and could not be resumed; create it again',
+        });
         await this.#deps.dispatcher.slotFreed(run.workspaceId);
         return 'done';
       }
@@ -164,6 +246,10 @@ export class RunExecutor {
         return 'handed_over';
       }
       if (emitter.fencedOut) return 'done';
+      // Thrown to `execute`, which takes the run up again from its log once the store answers.
+      if (end.kind === 'halted') throw end.error;
+      const outage = storeOutageOf(emitter.failure);
+      if (outage) throw outage;
       if (end.kind === 'parked') {
         await this.#park(run, attempt, emitter, end);
         return 'done';
@@ -176,6 +262,8 @@ export class RunExecutor {
         await emitter.end(terminal, session);
       } catch (error) {
         if (emitter.fencedOut) return 'done';
+        // The store went away: the run is taken up again from its log (and found ended if it was).
+        if (isStoreUnavailable(error)) throw error;
         // Renumber after what the log really holds and write the terminal event once more, unless
         // the failure was only reported and the commit did write it.
         logger.error({ runId: run.id, err: error }, 'writing the terminal event failed; retrying');
@@ -253,7 +341,12 @@ export function sessionEnd(
  * Ends a run that cannot be carried on (a log that cannot be continued, storage failing for good)
  * with an error the client can retry, after its last durable event.
  */
-async function endWithWorkerError(emitter: RunEmitter, run: Run, message: string): Promise<void> {
-  const terminal = errorBeforeAnyTurn({ message, code: 'worker_error', retryable: true }, run.spec);
+async function endWithError(emitter: RunEmitter, run: Run, failure: RunFailure): Promise<void> {
+  const terminal = errorBeforeAnyTurn(failure, run.spec);
   await emitter.end(terminal, sessionEnd(run, terminal, []));
+}
+
+/** A failed event-log commit that says the store is unreachable. */
+function storeOutageOf(failure: unknown): StoreUnavailableError | undefined {
+  return isStoreUnavailable(failure) ? failure : undefined;
 }

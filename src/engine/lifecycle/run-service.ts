@@ -1,11 +1,9 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { Run, RunState } from '../../domain/run.ts';
-import type { RunRequest, RunSpec, SessionHistoryRef } from '../../domain/run-spec.ts';
+import type { RunRequest, SessionHistoryRef } from '../../domain/run-spec.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
 import type { ClientToolKind } from '../../domain/tool-ref.ts';
-import type { EventLogWriter } from '../log/event-log-writer.ts';
-import { errorBeforeAnyTurn } from '../loop/terminal-events.ts';
 import type { AgentStore, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
@@ -18,7 +16,6 @@ export interface RunServiceDeps extends RunSpecSources {
   agents: AgentStore;
   dispatcher: RunDispatcher;
   signals: RunSignals;
-  writer: EventLogWriter;
   logger: Logger;
 }
 
@@ -56,13 +53,20 @@ export class RunService {
       spec,
       metadata: request.metadata ?? {},
     });
-    // Admitted now if its workspace has a free slot, else it waits its turn. An admission that fails
-    // here is made by the dispatch sweep; a queue that refuses the admitted run fails it at once.
+    // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so
+    // it is accepted whatever happens next: an admission that fails here is made by the dispatch
+    // sweep, and an admitted run the queue cannot take now (Redis unreachable) is queued by the
+    // lost-run sweep as soon as it can be (embedded: at the next start).
     const admission = await dispatcher.admitNew(run.workspaceId, run.id).catch((error: unknown) => {
-      logger.error({ runId: run.id, err: error }, 'admitting the run failed; the dispatch sweep will');
+      logger.warn({ runId: run.id, err: error }, 'admitting the run failed; the dispatch sweep will');
       return undefined;
     });
-    if (admission?.admitted && !admission.queued) await this.#failUnqueued(run, spec);
+    if (admission?.admitted && !admission.queued) {
+      logger.warn(
+        { runId: run.id },
+        'the run is admitted but not queued yet; the lost-run sweep will queue it',
+      );
+    }
     return run;
   }
 
@@ -118,19 +122,5 @@ export class RunService {
     const calls = await this.#deps.toolCalls.findPending(run.id);
     // Only client calls have rows, stored with their client kind.
     return calls.map(({ toolUseId, name, kind }) => ({ toolUseId, name, kind: kind as ClientToolKind }));
-  }
-
-  /** A transient queueing failure is reported as the run's terminal `error` event, not as a 5xx. */
-  async #failUnqueued(run: Run, spec: RunSpec): Promise<void> {
-    const terminal = errorBeforeAnyTurn(
-      { message: 'the run could not be queued; create it again', code: 'queue_error', retryable: true },
-      spec,
-    );
-    const session = run.sessionId ? { sessionId: run.sessionId, runId: run.id, append: null } : undefined;
-    const { type, data } = terminal;
-    await this.#deps.writer.append(run.id, 1, type, data, {
-      outcome: terminal.outcome,
-      ...(session && { session }),
-    });
   }
 }

@@ -1,6 +1,8 @@
 import type { Agent } from '../../domain/agent.ts';
+import { InvalidModelError, type ModelCandidate } from '../../domain/errors.ts';
 import type { ResolvedModel } from '../../domain/model.ts';
 import { normalizeReasoningLevel, reasoningEffortLabel } from '../../domain/reasoning-level.ts';
+import type { SupervisorSetting } from '../../domain/run-controls.ts';
 import {
   DEFAULT_LOCAL_TOOL_TIMEOUT_MS,
   type RunModel,
@@ -34,6 +36,7 @@ export async function buildRunSpec(
   const modelId =
     request.modelId ?? (agent && !agent.useWorkspaceDefaultModel ? (agent.modelId ?? undefined) : undefined);
   const resolved = await sources.resolver.resolve(workspaceId, modelId);
+  await checkJudgeModel(sources.resolver, workspaceId, request.supervisor);
   const level = request.reasoningLevel ?? agent?.reasoningLevel ?? undefined;
   const reasoningLevel = level === undefined ? null : normalizeReasoningLevel(level);
   const tools = mergeTools(agent?.tools ?? [], request.tools ?? []);
@@ -52,6 +55,25 @@ export async function buildRunSpec(
       ...(history && { sessionHistory: history }),
     },
   };
+}
+
+/**
+ * A judge model the spec names must resolve now, as `modelId` does (`400 invalid_model`), rather
+ * than make every review of the run fail. The worker resolves it again when the run starts.
+ */
+async function checkJudgeModel(
+  resolver: ModelResolver,
+  workspaceId: string,
+  supervisor: SupervisorSetting | undefined,
+): Promise<void> {
+  if (typeof supervisor !== 'object' || supervisor.modelId === undefined) return;
+  try {
+    await resolver.resolve(workspaceId, supervisor.modelId);
+  } catch (error) {
+    if (!(error instanceof InvalidModelError)) throw error;
+    const candidates = error.details.candidates as ModelCandidate[] | undefined;
+    throw new InvalidModelError(`supervisor.modelId: ${error.message}`, candidates);
+  }
 }
 
 /** The reference the worker resolves again: the row plus, for workspace providers, the vendor model. */

@@ -114,7 +114,9 @@ export class SessionService {
       const history = { sessionId: session.id, items: await this.#deps.sessions.historyLength(session.id) };
       run = await this.#deps.runs.create(credential, request, { sessionId: session.id, runId, history });
     } catch (error) {
-      await this.#deps.sessions.releaseRun(session.id, runId);
+      // The creation's own failure is the answer (a 503 while the database is away); a release that
+      // fails too leaves a reservation without a run, which the next message takes over in a minute.
+      await this.#deps.sessions.releaseRun(session.id, runId).catch(() => undefined);
       throw error;
     }
     // A DELETE that landed between the claim and the run's creation could not cancel it yet.

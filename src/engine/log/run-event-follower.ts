@@ -1,5 +1,6 @@
 import type { RunEvent, SerializedRunEvent } from '../../domain/run-events.ts';
 import type { EventStore, RunEventBus } from '../ports.ts';
+import { LiveSubscription } from './live-subscription.ts';
 import { SseSequencer, type SseTransport } from './sse-sequencer.ts';
 
 export interface RunEventFollowerDeps {
@@ -51,7 +52,7 @@ class RunEventFollower implements SseTransport {
   #ended = false;
   #failure: { error: unknown } | undefined;
   #wake: (() => void) | undefined;
-  #unsubscribe: () => void = () => {};
+  readonly #live: LiveSubscription;
   #heartbeat: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -59,19 +60,15 @@ class RunEventFollower implements SseTransport {
     this.#runId = runId;
     this.#deps = deps;
     this.#sequencer = new SseSequencer(afterSeq, false, this);
+    this.#live = new LiveSubscription({ bus: deps.bus, runId, sequencer: this.#sequencer });
   }
 
+  /** Follows the log while the bus cannot deliver live events (see `LiveSubscription`). */
   async start(): Promise<void> {
     const sequencer = this.#sequencer;
-    const unsubscribe = await this.#deps.bus.subscribe(this.#runId, (event) => sequencer.liveEvent(event));
-    if (this.#closed) {
-      unsubscribe();
-      return;
-    }
-    this.#unsubscribe = unsubscribe;
     this.#heartbeat = setInterval(() => sequencer.heartbeat(), this.#deps.heartbeatMs);
     this.#heartbeat.unref();
-    sequencer.subscribed();
+    await this.#live.start();
   }
 
   /** The next event, or undefined once the terminal event has been taken. */
@@ -140,7 +137,7 @@ class RunEventFollower implements SseTransport {
     if (this.#closed) return;
     this.#closed = true;
     this.#sequencer.close();
-    this.#unsubscribe();
+    this.#live.close();
     clearInterval(this.#heartbeat);
   }
 }

@@ -48,6 +48,8 @@ export class SseSequencer {
   #aboveGap: readonly PublishedEvent[] = NO_EVENTS;
   #sentSinceHeartbeat = false;
   #ended = false;
+  /** The log is to be read once more when the catch-up in progress is done. */
+  #readAgain = false;
 
   constructor(cursor: number, runEnded: boolean, transport: SseTransport) {
     this.#lastSent = cursor;
@@ -118,6 +120,16 @@ export class SseSequencer {
     return idle;
   }
 
+  /**
+   * Input: the log may hold events that did not come live (the subscription was not live for a
+   * while, or is live again after a loss): it is read now, or right after the catch-up in progress.
+   */
+  logMayHaveMore(): void {
+    if (this.#ended) return;
+    if (this.#catchingUp) this.#readAgain = true;
+    else this.#catchUp();
+  }
+
   /** Input: the stream is closed (client gone, or service shutdown): nothing more is sent or read. */
   close(): void {
     this.#ended = true;
@@ -159,6 +171,10 @@ export class SseSequencer {
       this.#forwardInOrder(buffered);
     }
     this.#catchingUp = false;
+    if (this.#readAgain && !this.#ended) {
+      this.#readAgain = false;
+      this.#catchUp();
+    }
   }
 
   /** Sends the leading run of consecutive seqs of `sorted`; what stands behind a gap is buffered again. */

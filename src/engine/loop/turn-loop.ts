@@ -10,7 +10,8 @@ import type { LoopStart } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import { planRound, runRound, type RoundOutcome, type RoundPlan } from '../tools/tool-round.ts';
 import type { LoggedRound } from '../takeover/logged-round.ts';
-import { RunCancelled } from './abort-reasons.ts';
+import { isStoreUnavailable, type StoreUnavailableError } from '../../domain/errors.ts';
+import { EventLogFailure, RunCancelled } from './abort-reasons.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
 import { isUnexpectedStop, terminalEventFor, type LoopOutcome } from './loop-outcome.ts';
 import { ModelTurnCaller, type ModelTurnCallerDeps } from './model-turn-caller.ts';
@@ -25,8 +26,12 @@ export interface TurnLoopDeps extends ModelTurnCallerDeps, RunSetupDeps {
   logger: Logger;
 }
 
-/** How a run's execution on this worker ends: with its terminal event, or parked on a client tool. */
-export type LoopEnd = { kind: 'terminal'; event: TerminalEvent } | RunParked;
+/**
+ * How a run's execution on this worker ends: with its terminal event, parked on a client tool, or
+ * halted because its database or Redis does not answer (it is taken up again from its log).
+ */
+export type LoopEnd =
+  { kind: 'terminal'; event: TerminalEvent } | RunParked | { kind: 'halted'; error: StoreUnavailableError };
 
 export interface TurnLoopSignals {
   /** Aborted on cancel, shutdown or an event-log failure: no further model turn starts. */
@@ -99,6 +104,11 @@ export class TurnLoop {
       .catch((error: unknown): LoopOutcome => ({ kind: 'stopped', error }))
       .finally(() => this.#setup?.close());
     if (outcome.kind === 'parked') return outcome;
+    if (outcome.kind === 'stopped') {
+      // The store failing is no end of the run: whatever it stopped, the log says where to go on.
+      const outage = storeOutageOf(outcome.error) ?? storeOutageOf(this.#signals.stop.reason);
+      if (outage) return { kind: 'halted', error: outage };
+    }
     const cancelled = this.#signals.abort.reason instanceof RunCancelled;
     if (outcome.kind === 'stopped' && !cancelled && isUnexpectedStop(outcome.error)) {
       this.#deps.logger.error({ runId: this.#run.id, err: outcome.error }, 'run failed unexpectedly');
@@ -271,4 +281,11 @@ export class TurnLoop {
   #throwIfAborted(): void {
     if (this.#signals.abort.aborted) throw this.#signals.abort.reason;
   }
+}
+
+/** The store failure behind a stop: the failure itself, or the event-log commit it made fail. */
+function storeOutageOf(error: unknown): StoreUnavailableError | undefined {
+  if (isStoreUnavailable(error)) return error;
+  if (error instanceof EventLogFailure && isStoreUnavailable(error.cause)) return error.cause;
+  return undefined;
 }

@@ -30,9 +30,11 @@ export interface NewAccessToken {
   expiresAt: string;
 }
 
-/** An access token's grant and workspace, as a request's credential check needs them. */
+/** An access token's app, grant and workspace, as a request's credential check needs them. */
 export interface AccessTokenRecord {
-  grant: OauthGrant;
+  appId: string;
+  /** The end user's grant; null for a client-credentials token (the app acting for itself). */
+  grant: OauthGrant | null;
   workspace: Workspace;
   scopes: OAuthScope[];
   expiresAt: string;
@@ -42,9 +44,17 @@ export interface AccessTokenRecord {
 export interface OAuthStore {
   findClient(appId: string): Promise<OAuthClientRecord | undefined>;
   saveCode(code: StoredAuthorizationCode): Promise<void>;
+  /** The code unless it was used. */
   findCode(codeHash: string): Promise<StoredAuthorizationCode | undefined>;
-  /** Deletes the code; false when it was already used (so a code is exchanged at most once). */
+  /** Marks the code used; false when it already was (so a code is exchanged at most once). */
   consumeCode(codeHash: string): Promise<boolean>;
+  /** Binds a used code to the grant its exchange created; false when the code was refused meanwhile. */
+  bindCodeToGrant(codeHash: string, grantId: string): Promise<boolean>;
+  /**
+   * A used code presented again: deletes it and revokes the grant issued from it (RFC 6749 §4.1.2).
+   * False when no used code has this hash.
+   */
+  refuseReusedCode(codeHash: string): Promise<boolean>;
   /** A new grant with its refresh token's hash and its first access token, in one transaction. */
   createGrant(
     grant: Omit<OauthGrant, 'createdAt' | 'revokedAt'>,
@@ -55,6 +65,8 @@ export interface OAuthStore {
   findGrantByRefreshHash(refreshTokenHash: string): Promise<OauthGrant | undefined>;
   /** Adds an access token to a live grant (and drops the grant's expired ones); false if the grant is gone or revoked. */
   addAccessToken(grantId: string, accessToken: NewAccessToken): Promise<boolean>;
+  /** A client-credentials token (no end user); drops the app's expired ones. */
+  addAppAccessToken(app: { id: string; workspaceId: string }, accessToken: NewAccessToken): Promise<void>;
   findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined>;
   /** Revokes the grant: its refresh token and every access token stop working. */
   revokeGrant(grantId: string): Promise<void>;

@@ -4,7 +4,7 @@ import type { Workspace } from '../../domain/workspace.ts';
 import type { Offering, WorkspaceProvider } from '../../domain/offering.ts';
 import type { Run, RunOutcome, RunState } from '../../domain/run.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
-import type { SerializedRunEvent } from '../../domain/run-events.ts';
+import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import type { SessionItem } from '../../domain/session-history.ts';
 import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
 import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
@@ -141,6 +141,12 @@ export interface EventStore {
   append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>>;
   readAfter(runId: string, afterSeq: number, limit?: number): Promise<SerializedRunEvent[]>;
   lastSeq(runId: string): Promise<number>;
+}
+
+/** Reads of the event log by event type, for views that show where a run's controls stand. */
+export interface RunEventLookup {
+  /** The run's latest event of one of `types`, if any. */
+  latestOf(runId: string, types: readonly RunEventType[]): Promise<SerializedRunEvent | undefined>;
 }
 
 /** A run admitted to execute, with the admission that queued it (the job it belongs to). */

@@ -8,8 +8,17 @@ export interface PublishedEvent extends SerializedRunEvent {
 /** Live events of runs, published only after they are durable. */
 export interface RunEventBus {
   publish(runId: string, events: readonly PublishedEvent[]): void;
-  /** Resolves, with the unsubscribe function, once the subscription is live. */
-  subscribe(runId: string, listener: (event: PublishedEvent) => void): Promise<() => void>;
+  /**
+   * Resolves, with the unsubscribe function, once the subscription is live (every event published
+   * from then on reaches `listener`); while the bus is unreachable that waits for it to come back.
+   * A bus that can lose live delivery later tells `onLiveness(false)` when it does (events may then
+   * be missed) and `onLiveness(true)` once it is live again; the log holds what was missed.
+   */
+  subscribe(
+    runId: string,
+    listener: (event: PublishedEvent) => void,
+    onLiveness?: (live: boolean) => void,
+  ): Promise<() => void>;
 }
 
 /** Control messages to the worker that owns a run; the stored state they point at is the truth. */
@@ -17,7 +26,11 @@ export type RunSignal = { kind: 'cancel' };
 
 export interface RunSignals {
   send(runId: string, signal: RunSignal): Promise<void>;
-  /** Resolves, with the unsubscribe function, once signals for the run are being received. */
+  /**
+   * Resolves, with the unsubscribe function, once signals for the run are being received, or, with
+   * the bus unreachable, after a short wait (signals arrive once it is back; the stored state they
+   * point at is read periodically meanwhile).
+   */
   listen(runId: string, listener: (signal: RunSignal) => void): Promise<() => void>;
 }
 

@@ -3,7 +3,7 @@ import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { CheckpointStore, EventStore } from '../ports.ts';
 import type { ControlStates } from '../loop/control-pipeline.ts';
 import { EMPTY_TALLY, type TallyState } from '../loop/usage-tally.ts';
-import type { PendingRound, RunCheckpointState } from './run-checkpoint.ts';
+import { clientView, type PendingRound, type RunCheckpointState } from './run-checkpoint.ts';
 import type { LoggedRound } from './logged-round.ts';
 import { resumePointOf } from './resume-point.ts';
 
@@ -57,7 +57,13 @@ export async function loopStartFromLog(
     tally: { tokens: state.tokens, turns: state.turns, lastText: state.lastText },
     retained: state.retained,
     controls: state.controls ?? {},
-    pendingRound: { ...state.pendingRound, assistantMessageSent: point.assistantMessageSent, logged: point },
+    pendingRound: {
+      ...state.pendingRound,
+      // A checkpoint stored before host calls were left out of the message may still list them.
+      assistantMessage: clientView(state.pendingRound.assistantMessage),
+      assistantMessageSent: point.assistantMessageSent,
+      logged: point,
+    },
     replayed,
     resumed: true,
   };

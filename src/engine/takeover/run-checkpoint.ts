@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import { clientVisibleCalls } from '../../domain/host-tools.ts';
 import type { AssistantMessageData } from '../../domain/run-events.ts';
 import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { ToolCallRequest } from '../ports.ts';
@@ -30,17 +31,25 @@ export interface PendingRound {
   offeredHostTools?: string[];
 }
 
-/** `assistant_message` data for a completed turn. */
+/** `assistant_message` data for a completed turn: its text and the calls a client is shown. */
 export function assistantMessageData(
   turn: number,
   completed: { text: string; finishReason: string | null; toolCalls: readonly ToolCallRequest[] },
 ): AssistantMessageData {
-  return {
+  return clientView({
     text: completed.text,
     turn,
     finishReason: completed.finishReason,
-    ...(completed.toolCalls.length > 0 && {
-      toolCalls: completed.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
-    }),
-  };
+    toolCalls: completed.toolCalls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
+  });
+}
+
+/**
+ * A turn's `assistant_message` as a client is shown it: host tool calls are internal (the model's
+ * conversation keeps them), and a turn with no other call lists none.
+ */
+export function clientView(data: AssistantMessageData): AssistantMessageData {
+  const { toolCalls, ...message } = data;
+  const visible = clientVisibleCalls(toolCalls ?? []);
+  return visible.length > 0 ? { ...message, toolCalls: visible } : message;
 }

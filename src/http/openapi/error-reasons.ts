@@ -37,7 +37,8 @@ const WHEN: Readonly<Record<ErrorCode, string>> = {
     "the body's content type is neither JSON nor text (a text body is refused as invalid_request)",
   rate_limit_exceeded: "the credential's bucket of this workspace is spent for the minute",
   internal_error: 'an unexpected failure (logged; the answer reveals nothing)',
-  storage_unavailable: 'the database or Redis does not answer',
+  unavailable:
+    'the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds',
 };
 
 const RATE_LIMIT_HEADERS = {
@@ -59,6 +60,7 @@ export function reasonOf(code: ErrorCode): ErrorReason {
     ...(code === 'rate_limit_exceeded' && {
       headers: { 'Retry-After': 'Seconds until the window resets.', ...RATE_LIMIT_HEADERS },
     }),
+    ...(code === 'unavailable' && { headers: { 'Retry-After': 'Seconds to wait before retrying.' } }),
   };
 }
 
@@ -106,12 +108,13 @@ export function credentialReasons(options: { scoped: boolean; slugInPath: boolea
         ]
       : []),
     reasonOf('rate_limit_exceeded'),
+    reasonOf('unavailable'),
   ];
 }
 
-/** A refused admin token. */
+/** A refused admin token; a database that does not answer. */
 export function adminReasons(): ErrorReason[] {
-  return [reasonOf('unauthorized')];
+  return [reasonOf('unauthorized'), reasonOf('unavailable')];
 }
 
 /** How a JSON body is refused before the handler reads it. */

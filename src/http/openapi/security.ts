@@ -9,6 +9,8 @@ type SecurityRequirement = Record<string, string[]>;
 /** The security schemes of the document; `urlOf` turns a service path into the URL clients use. */
 export function securitySchemes(urlOf: (path: string) => string) {
   const tokenUrl = urlOf('/oauth/token');
+  // An app acting for itself is never given the end user's identity scope.
+  const { 'svc.identity:read': _identity, ...appScopes } = OAUTH_SCOPES;
   return {
     bearerAuth: {
       type: 'http',
@@ -25,7 +27,7 @@ export function securitySchemes(urlOf: (path: string) => string) {
     oauth2: {
       type: 'oauth2',
       description:
-        'Authorization Code with PKCE (S256 only) for confidential clients; access tokens (`svc_at_…`) live 1 hour, refresh tokens are persistent and not rotated. Send the token as a bearer credential.',
+        'Authorization Code with PKCE (S256 only) for confidential clients, and Client Credentials for an app acting for itself (no end user, no refresh token, no `svc.identity:read`); access tokens (`svc_at_…`) live 1 hour, refresh tokens are persistent and not rotated. Send the token as a bearer credential.',
       flows: {
         authorizationCode: {
           authorizationUrl: urlOf('/oauth/authorize'),
@@ -33,6 +35,7 @@ export function securitySchemes(urlOf: (path: string) => string) {
           refreshUrl: tokenUrl,
           scopes: { ...OAUTH_SCOPES },
         },
+        clientCredentials: { tokenUrl, scopes: appScopes },
       },
     },
     adminToken: {

@@ -1,15 +1,27 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { DomainError, UnavailableError, type ErrorCode } from '../../domain/errors.ts';
 import { errorResponse, statusOf } from '../error-mapping.ts';
 
 /**
+ * What `Retry-After` says on a `503 unavailable`: outages of the database or Redis last seconds, and
+ * a client retrying sooner than this finds the store back or gets the same quick answer.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/**
  * Every failure answers `{ error, message }`: domain errors through the one
- * status table, Fastify's own request errors (bad JSON, wrong content type,
+ * status table (`503 unavailable` with `Retry-After`), Fastify's own request errors (bad JSON, wrong content type,
  * oversized body: 413 naming the route's byte limit) as 4xx, and anything unexpected as a logged 500
  * that leaks nothing.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | DomainError | Error, request, reply) => {
+    if (error instanceof UnavailableError) {
+      // One line per refused request during an outage: the driver's message, no stack.
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      request.log.warn({ cause }, error.message);
+      reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
+    }
     if (error instanceof DomainError) {
       const { status, body } = errorResponse(error);
       return reply.status(status).send(body);

@@ -6,7 +6,7 @@ import type {
 } from 'fastify';
 import { rateLimitSubject } from '../../auth/principal.ts';
 import { rateLimitFor, type RateLimitBucket } from '../../domain/rate-limits.ts';
-import type { RateCounters } from '../../engine/ports.ts';
+import type { RateCounters, RateDecision } from '../../engine/ports.ts';
 
 const LIFECYCLE_ROUTES = /\/agent-runs\/:runId\/(tool-results|cancel|feedback)$/;
 const RUN_START_ROUTES = /\/(agent-runs|agent-sessions\/:sessionId\/messages)$/;
@@ -47,11 +47,8 @@ export function rateLimit(options: RateLimitOptions): onRequestAsyncHookHandler 
       request.log.warn({ err: error }, 'rate-limit counters unavailable; request not metered');
       return;
     }
-    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
-    reply.header('x-ratelimit-limit', limit);
-    reply.header('x-ratelimit-remaining', decision.remaining);
-    reply.header('x-ratelimit-reset', Math.ceil((Date.now() + decision.resetMs) / 1000));
-    reply.header('x-ratelimit-bucket', bucket);
+    const resetSeconds = retryAfterSeconds(decision);
+    reply.headers(rateLimitHeaders(bucket, limit, decision));
     if (decision.allowed) return;
     return reply
       .status(429)
@@ -62,4 +59,23 @@ export function rateLimit(options: RateLimitOptions): onRequestAsyncHookHandler 
         message: `rate limit of ${limit} ${bucket} requests per minute reached; retry in ${resetSeconds} s`,
       });
   };
+}
+
+/** The X-RateLimit-* headers of a metered answer (the OAuth token endpoint's limit sets them too). */
+export function rateLimitHeaders(
+  bucket: string,
+  limit: number,
+  decision: RateDecision,
+): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(Math.ceil((Date.now() + decision.resetMs) / 1000)),
+    'x-ratelimit-bucket': bucket,
+  };
+}
+
+/** Seconds until the window resets, at least 1: the `Retry-After` of a refused request. */
+export function retryAfterSeconds(decision: RateDecision): number {
+  return Math.max(1, Math.ceil(decision.resetMs / 1000));
 }

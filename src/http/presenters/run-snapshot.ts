@@ -1,14 +1,16 @@
 import type { Run } from '../../domain/run.ts';
 import type { InputMessage, RunSpec } from '../../domain/run-spec.ts';
+import type { RunControlsView } from '../../engine/lifecycle/run-controls-view.ts';
 import type { PendingToolCall } from '../../engine/lifecycle/run-service.ts';
 
 /**
  * `GET {ws}/agent-runs/{runId}`: status, final text, error, the spec, metadata,
  * the client tool calls still awaiting their answer (what a restarted client
- * answers) and the cost triple (`tokens`, `turns`, `model`: null until the
- * terminal event is written). Inline attachment bytes are replaced by their size.
+ * answers), the cost triple (`tokens`, `turns`, `model`: null until the
+ * terminal event is written) and, once known, the controls' `structuredOutput`
+ * and `plan`. Inline attachment bytes are replaced by their size.
  */
-export function runSnapshot(run: Run, pendingToolCalls: PendingToolCall[]) {
+export function runSnapshot(run: Run, pendingToolCalls: PendingToolCall[], controls: RunControlsView) {
   return {
     runId: run.id,
     status: run.status,
@@ -27,6 +29,8 @@ export function runSnapshot(run: Run, pendingToolCalls: PendingToolCall[]) {
     tokens: run.tokens,
     turns: run.turns,
     model: run.model,
+    ...(controls.structuredOutput && { structuredOutput: controls.structuredOutput }),
+    ...(controls.plan && { plan: controls.plan }),
   };
 }
 

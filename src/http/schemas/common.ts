@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHostToolName, reservedToolNameMessage } from '../../domain/host-tools.ts';
 import { SLUG_PATTERN } from '../../domain/slug.ts';
 import { documentedAs } from './documented-input.ts';
 
@@ -11,6 +12,10 @@ export const slugSchema = z
     'must be 1-64 lowercase letters, digits or dashes, not starting or ending with a dash',
   );
 export const toolNameSchema = z.string().regex(TOOL_NAME_PATTERN, 'must match ^[a-zA-Z0-9_]{1,64}$');
+/** The name of a tool a spec or a workspace declares: never one the service's controls serve themselves. */
+export const declaredToolNameSchema = toolNameSchema.superRefine((name, context) => {
+  if (isHostToolName(name)) context.addIssue({ code: 'custom', message: reservedToolNameMessage(name) });
+});
 export const httpUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 export const httpsUrlSchema = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
 

@@ -57,15 +57,22 @@ const clientAuthentication = {
 };
 
 export const tokenFormSchema = z.object({
-  grant_type: z.enum(['authorization_code', 'refresh_token']),
+  grant_type: z.enum(['authorization_code', 'refresh_token', 'client_credentials']),
   code: z.string().optional().describe('authorization_code: the code from the redirect.'),
-  redirect_uri: z.string().optional().describe('authorization_code: the redirect URI of the request.'),
+  redirect_uri: z
+    .string()
+    .optional()
+    .describe('authorization_code: the redirect URI of the authorization request (required).'),
   code_verifier: z.string().optional().describe('authorization_code: the PKCE verifier (required).'),
   refresh_token: z
     .string()
     .optional()
     .describe('refresh_token: the grant\u2019s refresh token (`svc_rt_…`).'),
-  scope: scopeList.optional().describe('refresh_token: fewer scopes than granted, never more.'),
+  scope: scopeList
+    .optional()
+    .describe(
+      'refresh_token: fewer scopes than granted, never more. client_credentials (required): the scopes of the token; svc.identity:read is left out.',
+    ),
   ...clientAuthentication,
 });
 

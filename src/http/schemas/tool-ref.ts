@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import { headersSchema, httpUrlSchema, jsonObjectSchema, toolNameSchema } from './common.ts';
+import {
+  declaredToolNameSchema,
+  headersSchema,
+  httpUrlSchema,
+  jsonObjectSchema,
+  toolNameSchema,
+} from './common.ts';
 
 const svcRef = z.strictObject({ kind: z.literal('svc'), id: z.string().min(1) });
-const svcPluginRef = z.strictObject({ kind: z.literal('svc_plugin'), name: toolNameSchema });
+const svcPluginRef = z.strictObject({ kind: z.literal('svc_plugin'), name: declaredToolNameSchema });
 
 const localRef = z.object({
   kind: z.literal('local'),
-  name: toolNameSchema,
+  name: declaredToolNameSchema,
   description: z.string().optional(),
   parameters: z.unknown().optional(),
   outputSchema: z.unknown().optional(),
@@ -17,7 +23,7 @@ const localRef = z.object({
 
 const a2aRef = z.object({
   kind: z.literal('a2a'),
-  name: toolNameSchema,
+  name: declaredToolNameSchema,
   description: z.string().optional(),
   agentCardUrl: httpUrlSchema,
   headers: headersSchema.optional(),
@@ -26,7 +32,7 @@ const a2aRef = z.object({
 
 const a2aLocalRef = z.object({
   kind: z.literal('a2a_local'),
-  name: toolNameSchema,
+  name: declaredToolNameSchema,
   description: z.string().optional(),
   agentCard: jsonObjectSchema,
 });
@@ -40,7 +46,7 @@ const mcpRef = z.object({
 });
 
 const mcpLocalTool = z.looseObject({
-  name: toolNameSchema,
+  name: declaredToolNameSchema,
   description: z.string().optional(),
   inputSchema: z.unknown().optional(),
   annotations: z.unknown().optional(),

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { isStoreUnavailable } from '../../domain/errors.ts';
 import type { EventStore, RunEventBus } from '../../engine/ports.ts';
+import { LiveSubscription } from '../../engine/log/live-subscription.ts';
 import { SseSequencer, type SseTransport } from '../../engine/log/sse-sequencer.ts';
 
 export interface RunEventStreamOptions {
@@ -12,13 +14,17 @@ export interface RunEventStreamOptions {
 const REPLAY_BUFFERED_BYTES = 1024 * 1024;
 /** A live subscriber this far behind on earlier frames is disconnected; it can resume with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** A log read refused by an unreachable database is tried again this much later, the stream kept open. */
+const UNAVAILABLE_READ_RETRY_MS = 1000;
 
 /**
  * Serves one SSE subscriber of a run over its HTTP response. What to send is
  * decided by an `SseSequencer` (replay from the log, then live, closing after
- * the terminal event); this carries it out: the live subscription, log reads,
- * frames of one loop turn in one write, replay paced by the client,
- * heartbeats, and letting a live subscriber that falls too far behind go.
+ * the terminal event); this carries it out: the live subscription (the log is
+ * followed while Redis cannot deliver live events), log reads (tried again
+ * while the database is unreachable), frames of one loop turn in one write,
+ * replay paced by the client, heartbeats, and letting a live subscriber that
+ * falls too far behind go.
  */
 export class RunEventStream implements SseTransport {
   readonly #response: ServerResponse;
@@ -29,8 +35,9 @@ export class RunEventStream implements SseTransport {
   #flushScheduled = false;
   readonly #flushPending = () => this.#flush();
   #closed = false;
-  #unsubscribe: () => void = () => {};
+  readonly #live: LiveSubscription;
   #heartbeat: NodeJS.Timeout | undefined;
+  #readRetry: NodeJS.Timeout | undefined;
   #resolveClosed: () => void = () => {};
   readonly #closedPromise = new Promise<void>((resolve) => {
     this.#resolveClosed = resolve;
@@ -47,6 +54,7 @@ export class RunEventStream implements SseTransport {
     this.#runId = run.id;
     this.#options = options;
     this.#sequencer = new SseSequencer(afterSeq, run.ended, this);
+    this.#live = new LiveSubscription({ bus: options.bus, runId: run.id, sequencer: this.#sequencer });
   }
 
   async start(): Promise<void> {
@@ -58,17 +66,9 @@ export class RunEventStream implements SseTransport {
     });
     this.#response.flushHeaders();
     this.#response.on('close', () => this.#close());
-    const sequencer = this.#sequencer;
-    const unsubscribe = await this.#options.bus.subscribe(this.#runId, (event) => sequencer.liveEvent(event));
-    if (this.#closed) {
-      // The client left while subscribing: #close had nothing to undo yet, so start nothing more.
-      unsubscribe();
-      return;
-    }
-    this.#unsubscribe = unsubscribe;
     this.#heartbeat = setInterval(() => this.#beat(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
-    sequencer.subscribed();
+    await this.#live.start();
   }
 
   /**
@@ -99,12 +99,19 @@ export class RunEventStream implements SseTransport {
   }
 
   readAfter(afterSeq: number, limit: number): void {
-    this.#options.store
-      .readAfter(this.#runId, afterSeq, limit)
-      .then((events) => this.#sequencer.logRead(events))
-      .catch((error: unknown) =>
-        this.#response.destroy(error instanceof Error ? error : new Error(String(error))),
-      );
+    this.#options.store.readAfter(this.#runId, afterSeq, limit).then(
+      (events) => this.#sequencer.logRead(events),
+      (error: unknown) => {
+        if (this.#closed) return;
+        if (!isStoreUnavailable(error)) {
+          this.#response.destroy(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        // The run waits for its database too: the stream stays open (heartbeats go on) and reads again.
+        this.#readRetry = setTimeout(() => this.readAfter(afterSeq, limit), UNAVAILABLE_READ_RETRY_MS);
+        this.#readRetry.unref();
+      },
+    );
   }
 
   /** Tells the sequencer once what was written so far is mostly taken by the client (or the connection is gone). */
@@ -143,8 +150,9 @@ export class RunEventStream implements SseTransport {
     if (this.#closed) return;
     this.#closed = true;
     this.#sequencer.close();
-    this.#unsubscribe();
+    this.#live.close();
     clearInterval(this.#heartbeat);
+    clearTimeout(this.#readRetry);
     this.#resolveClosed();
   }
 }

@@ -9,6 +9,7 @@ import { runDispatch } from './0007-run-dispatch.ts';
 import { serverTools } from './0008-server-tools.ts';
 import { oauth } from './0009-oauth.ts';
 import { a2aContexts } from './0010-a2a-contexts.ts';
+import { oauthCodeReuseAndAppTokens } from './0011-oauth-code-reuse-and-app-tokens.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-server-tools': serverTools,
   '0009-oauth': oauth,
   '0010-a2a-contexts': a2aContexts,
+  '0011-oauth-code-reuse-and-app-tokens': oauthCodeReuseAndAppTokens,
 };
 
 export const migrationProvider: MigrationProvider = {

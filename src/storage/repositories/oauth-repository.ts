@@ -10,6 +10,7 @@ import type {
 } from '../../engine/ports.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, OauthAuthorizationCodesTable, OauthGrantsTable } from '../schema.ts';
+import { findAccessTokenRecord } from './oauth-access-token-lookup.ts';
 import { toWorkspace } from './workspace-repository.ts';
 
 /** The authorization server's storage: clients, one-time codes, grants with their refresh token, access tokens. */
@@ -49,7 +50,12 @@ export class OAuthRepository implements OAuthStore {
 
   async saveCode(code: StoredAuthorizationCode): Promise<void> {
     const now = nowIso();
-    await this.#db.deleteFrom('oauth_authorization_codes').where('expires_at', '<', now).execute();
+    // A code that created a grant stays with it: a late second use still revokes the grant.
+    await this.#db
+      .deleteFrom('oauth_authorization_codes')
+      .where('expires_at', '<', now)
+      .where('grant_id', 'is', null)
+      .execute();
     await this.#db
       .insertInto('oauth_authorization_codes')
       .values({
@@ -73,16 +79,67 @@ export class OAuthRepository implements OAuthStore {
       .selectFrom('oauth_authorization_codes')
       .selectAll()
       .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
       .executeTakeFirst();
     return row && toCode(row);
   }
 
   async consumeCode(codeHash: string): Promise<boolean> {
     const result = await this.#db
-      .deleteFrom('oauth_authorization_codes')
+      .updateTable('oauth_authorization_codes')
+      .set({ used_at: nowIso() })
       .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
       .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  // The binding and the refusal each take the code's row in one statement: whichever comes second
+  // sees the other (a refused code binds nothing; a bound grant is found and revoked).
+  async bindCodeToGrant(codeHash: string, grantId: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('oauth_authorization_codes')
+      .set({ grant_id: grantId })
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is not', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  refuseReusedCode(codeHash: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const refused = await trx
+        .deleteFrom('oauth_authorization_codes')
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is not', null)
+        .returning('grant_id')
+        .executeTakeFirst();
+      if (!refused) return false;
+      if (refused.grant_id !== null) await revokeGrantWith(trx, refused.grant_id);
+      return true;
+    });
+  }
+
+  async addAppAccessToken(app: { id: string; workspaceId: string }, accessToken: NewAccessToken) {
+    const now = nowIso();
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('oauth_app_access_tokens')
+        .where('app_id', '=', app.id)
+        .where('expires_at', '<', now)
+        .execute();
+      await trx
+        .insertInto('oauth_app_access_tokens')
+        .values({
+          token_hash: accessToken.hash,
+          workspace_id: app.workspaceId,
+          app_id: app.id,
+          scopes: accessToken.scopes.join(' '),
+          created_at: now,
+          expires_at: accessToken.expiresAt,
+        })
+        .execute();
+    });
   }
 
   async createGrant(
@@ -159,57 +216,17 @@ export class OAuthRepository implements OAuthStore {
     });
   }
 
-  async findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined> {
-    const row = await this.#db
-      .selectFrom('oauth_access_tokens')
-      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_access_tokens.grant_id')
-      .innerJoin('workspaces', 'workspaces.id', 'oauth_grants.workspace_id')
-      .selectAll('workspaces')
-      .select([
-        'oauth_access_tokens.expires_at as token_expires_at',
-        'oauth_access_tokens.scopes as token_scopes',
-        'oauth_grants.id as grant_id',
-        'oauth_grants.app_id as grant_app_id',
-        'oauth_grants.user_id as grant_user_id',
-        'oauth_grants.scopes as grant_scopes',
-        'oauth_grants.agent_ids as grant_agent_ids',
-        'oauth_grants.created_at as grant_created_at',
-        'oauth_grants.revoked_at as grant_revoked_at',
-      ])
-      .where('oauth_access_tokens.token_hash', '=', tokenHash)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      grant: {
-        id: row.grant_id,
-        workspaceId: row.id,
-        appId: row.grant_app_id,
-        userId: row.grant_user_id,
-        scopes: parseScopeParameter(row.grant_scopes).scopes,
-        agentIds: fromJson<string[]>(row.grant_agent_ids),
-        createdAt: row.grant_created_at,
-        revokedAt: row.grant_revoked_at,
-      },
-      workspace: toWorkspace(row),
-      scopes: parseScopeParameter(row.token_scopes).scopes,
-      expiresAt: row.token_expires_at,
-    };
+  findAccessToken(tokenHash: string): Promise<AccessTokenRecord | undefined> {
+    return findAccessTokenRecord(this.#db, tokenHash);
   }
 
   async revokeGrant(grantId: string): Promise<void> {
-    await this.#db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('oauth_grants')
-        .set({ revoked_at: nowIso() })
-        .where('id', '=', grantId)
-        .where('revoked_at', 'is', null)
-        .execute();
-      await trx.deleteFrom('oauth_access_tokens').where('grant_id', '=', grantId).execute();
-    });
+    await this.#db.transaction().execute((trx) => revokeGrantWith(trx, grantId));
   }
 
   async deleteAccessToken(tokenHash: string): Promise<void> {
     await this.#db.deleteFrom('oauth_access_tokens').where('token_hash', '=', tokenHash).execute();
+    await this.#db.deleteFrom('oauth_app_access_tokens').where('token_hash', '=', tokenHash).execute();
   }
 
   async findUser(workspaceId: string, userId: string): Promise<User | undefined> {
@@ -251,6 +268,17 @@ export class OAuthRepository implements OAuthStore {
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+}
+
+/** Revokes the grant: its refresh token stops working and its access tokens are deleted. */
+async function revokeGrantWith(db: Kysely<Database>, grantId: string): Promise<void> {
+  await db
+    .updateTable('oauth_grants')
+    .set({ revoked_at: nowIso() })
+    .where('id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await db.deleteFrom('oauth_access_tokens').where('grant_id', '=', grantId).execute();
 }
 
 function toCode(row: Selectable<OauthAuthorizationCodesTable>): StoredAuthorizationCode {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { EventBatch, EventStore } from '../../engine/ports.ts';
+import type { EventBatch, EventStore, RunEventLookup } from '../../engine/ports.ts';
 import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import { nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
@@ -27,7 +27,7 @@ type OutcomeParam =
  * a duplicate `(run_id, seq)` fails the whole append, so a log never holds a
  * gap or a repeat and a terminal event never exists without its outcome.
  */
-export class RunEventRepository implements EventStore {
+export class RunEventRepository implements EventStore, RunEventLookup {
   readonly #db: Kysely<Database>;
   /** The event insert for each row count used so far. */
   readonly #inserts = new Map<number, PreparedQuery<string, unknown>>();
@@ -141,6 +141,20 @@ export class RunEventRepository implements EventStore {
     const { rows } = await this.#readAfter.execute(this.#db, { runId, afterSeq, limit });
     // The log holds only events the engine appended, each of a type of the union.
     return rows.map((row) => ({ seq: row.seq, type: row.type as RunEventType, dataJson: row.data }));
+  }
+
+  /** The run's latest event of one of `types`: read backwards along the `(run_id, seq)` key. */
+  async latestOf(runId: string, types: readonly RunEventType[]): Promise<SerializedRunEvent | undefined> {
+    if (types.length === 0) return undefined;
+    const row = await this.#db
+      .selectFrom('run_events')
+      .select(['seq', 'type', 'data'])
+      .where('run_id', '=', runId)
+      .where('type', 'in', [...types])
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { seq: row.seq, type: row.type as RunEventType, dataJson: row.data };
   }
 
   /** The highest seq written for the run, 0 when its log is empty. */

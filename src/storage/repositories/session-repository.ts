@@ -1,11 +1,14 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { newId } from '../../domain/ids.ts';
+import { idBoundAt, newId } from '../../domain/ids.ts';
 import type { AttachmentMetadata, RetainedToolPair, SessionItem } from '../../domain/session-history.ts';
 import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
 import type { NewSession, SessionListQuery, SessionStore } from '../../engine/ports.ts';
 import { extendSessionSummary } from '../../domain/session-summary.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, SessionsTable } from '../schema.ts';
+
+/** A reservation this old whose run does not exist was left by a failed creation. */
+const STALE_RESERVATION_MS = 60_000;
 
 export class SessionRepository implements SessionStore {
   readonly #db: Kysely<Database>;
@@ -104,13 +107,31 @@ export class SessionRepository implements SessionStore {
   }
 
   /** Reserves the session for one run at a time; false when it is ended or already has a run in flight. */
+  /**
+   * Reserves the session for `runId`, if no run holds it. A reservation whose run was never created
+   * (the database went away between the two writes, and could not be told to release it) is taken
+   * over once it is a minute old: a run is created within milliseconds of its reservation.
+   */
   async claimForRun(sessionId: string, runId: string): Promise<boolean> {
+    const staleBelow = idBoundAt('run', Date.now() - STALE_RESERVATION_MS);
     const result = await this.#db
       .updateTable('sessions')
       .set({ active_run_id: runId })
       .where('id', '=', sessionId)
       .where('status', '=', 'active')
-      .where('active_run_id', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('active_run_id', 'is', null),
+          eb.and([
+            eb('active_run_id', '<', staleBelow),
+            eb.not(
+              eb.exists(
+                eb.selectFrom('runs').select('runs.id').whereRef('runs.id', '=', 'sessions.active_run_id'),
+              ),
+            ),
+          ]),
+        ]),
+      )
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

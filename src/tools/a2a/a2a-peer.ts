@@ -13,17 +13,26 @@ import { legacyJsonRpcClient } from './peer-client.ts';
 export class A2aPeer {
   readonly #agentCardUrl: string;
   readonly #fetch: GuardedFetch;
+  readonly #onForeignEndpoint: (endpoint: URL) => void;
   #client: Client | undefined;
 
-  constructor(agentCardUrl: string, fetch: GuardedFetch) {
+  /** `onForeignEndpoint`: the card names an endpoint on another origin than its own URL's. */
+  constructor(
+    agentCardUrl: string,
+    fetch: GuardedFetch,
+    onForeignEndpoint: (endpoint: URL) => void = () => {},
+  ) {
     this.#agentCardUrl = agentCardUrl;
     this.#fetch = fetch;
+    this.#onForeignEndpoint = onForeignEndpoint;
   }
 
   async send(request: SendMessageRequest, signal: AbortSignal): Promise<SendMessageResult> {
     if (this.#client) return this.#client.sendMessage(request, { signal });
     const endpoint = await cardEndpoint(this.#agentCardUrl, this.#fetch, signal);
     if (endpoint === undefined) return this.#probe(request, signal);
+    const endpointUrl = new URL(endpoint);
+    if (endpointUrl.origin !== new URL(this.#agentCardUrl).origin) this.#onForeignEndpoint(endpointUrl);
     this.#client = await legacyJsonRpcClient(
       endpoint,
       jsonRpcAnswersOnly(this.#fetch, () => {}),

@@ -3,7 +3,8 @@ import type { RunTool, ServerToolHandler } from '../../engine/ports.ts';
 import { A2A_MESSAGE_SCHEMA } from '../a2a-local/a2a-local-tool.ts';
 import { fetchFailureMessage, type GuardedFetch, type ServerTool } from '../server-tool.ts';
 import { A2aPeer } from './a2a-peer.ts';
-import { userMessageRequest, withHeaders } from './peer-client.ts';
+import { originScopedHeaders } from './origin-scoped-headers.ts';
+import { userMessageRequest } from './peer-client.ts';
 import { replyOutcome } from './peer-reply.ts';
 
 /** Keeps a failure the model reads short when a peer answers with a whole error page. */
@@ -11,12 +12,14 @@ const MAX_FAILURE_CHARS = 2_000;
 
 export interface A2aToolDeps {
   fetch: GuardedFetch;
+  logger?: { warn(fields: object, message: string): void };
 }
 
 /**
  * `a2a`: a remote peer agent the service calls with A2A v0.3 `message/send`.
  * The peer's reply text is the result; its errors, an unreachable peer and a
  * refused fetch are tool errors the model reads; only a cancel of the call rejects.
+ * The ref's `headers` go only to the origin of `agentCardUrl`.
  */
 export function a2aTool(ref: A2aToolRef, deps: A2aToolDeps): ServerTool {
   const tool: RunTool = {
@@ -30,7 +33,20 @@ export function a2aTool(ref: A2aToolRef, deps: A2aToolDeps): ServerTool {
     retain: false,
     callExtras: {},
   };
-  const peer = new A2aPeer(ref.agentCardUrl, withHeaders(deps.fetch, ref.headers ?? {}));
+  const headers = ref.headers ?? {};
+  const cardOrigin = new URL(ref.agentCardUrl).origin;
+  // The ref's headers are for the origin the caller named: a card pointing elsewhere is called without them.
+  const peer = new A2aPeer(
+    ref.agentCardUrl,
+    originScopedHeaders(deps.fetch, cardOrigin, headers),
+    (endpoint) => {
+      if (Object.keys(headers).length === 0) return;
+      deps.logger?.warn(
+        { tool: ref.name, cardOrigin, endpointOrigin: endpoint.origin },
+        'the A2A agent card names an endpoint on another origin: it is called without the tool’s headers',
+      );
+    },
+  );
   const handler: ServerToolHandler = async (args, context) => {
     if (typeof args.message !== 'string') {
       return { ok: false, text: `A2A peer ${ref.name} failed: the argument 'message' must be a string` };

@@ -44,13 +44,3 @@ export function userMessageRequest(text: string, contextId: string | undefined):
     metadata: undefined,
   };
 }
-
-/** Sends `headers` on every request, under the request's own headers (the SDK's content type and version win). */
-export function withHeaders(fetch: GuardedFetch, headers: Readonly<Record<string, string>>): GuardedFetch {
-  if (Object.keys(headers).length === 0) return fetch;
-  return (input, init) => {
-    const merged = new Headers(headers);
-    new Headers(init?.headers).forEach((value, name) => merged.set(name, value));
-    return fetch(input, { ...init, headers: merged });
-  };
-}

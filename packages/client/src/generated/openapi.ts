@@ -116,7 +116,7 @@ export interface paths {
     put?: never;
     /**
      * Start a run
-     * @description Validates the agent spec plus `prompt` or `messages`, resolves the model, stores the run and answers at once: the run executes in a worker. A transient queueing failure becomes the run's terminal `error` event, not a 5xx.
+     * @description Validates the agent spec plus `prompt` or `messages`, resolves the model, stores the run and answers at once: the run executes in a worker. A stored run is never dropped: if the queue (Redis) cannot take it now, it is queued as soon as it can. While the database does not answer, nothing is stored and the answer is `503 unavailable` with `Retry-After`.
      */
     post: operations['createRun'];
     delete?: never;
@@ -134,7 +134,7 @@ export interface paths {
     };
     /**
      * Read a run
-     * @description Status, final text, error, the spec, metadata, the client tool calls awaiting an answer (`pendingToolCalls`) and the usage triple (`tokens`, `turns`, `model`: null until the terminal event). No live subscription.
+     * @description Status, final text, error, the spec, metadata, the client tool calls awaiting an answer (`pendingToolCalls`), the usage triple (`tokens`, `turns`, `model`: null until the terminal event) and, once known, the `structuredOutput` report (with the validated reply) and the current task `plan`. No live subscription.
      */
     get: operations['getRun'];
     put?: never;
@@ -460,7 +460,15 @@ export interface paths {
     put?: never;
     /**
      * Token endpoint
-     * @description `authorization_code` (with the PKCE `code_verifier`) and `refresh_token` grants; every app is a confidential client. A refresh returns the same refresh token with a new access token.
+     * @description Every app is a confidential client: authenticate with the client secret, by HTTP Basic (`client_secret_basic`) or in the form (`client_secret_post`), one of the two.
+     *
+     *     - `authorization_code`, with the PKCE `code_verifier` and the `redirect_uri` of the authorization request: an access token and the grant’s refresh token. A code is single-use: a second use is `invalid_grant` and revokes the tokens of the first.
+     *
+     *     - `refresh_token`: a new access token and the same refresh token (refresh tokens do not rotate); `scope` may narrow, never widen.
+     *
+     *     - `client_credentials`, with `scope`: an access token of the app itself, with no end user and no refresh token; the requested scopes minus `svc.identity:read`; every non-system agent.
+     *
+     *     Each client may make 600 token requests a minute (counted once it is authenticated).
      */
     post: operations['issueToken'];
     delete?: never;
@@ -1172,14 +1180,26 @@ export interface components {
     Readiness: {
       /** @constant */
       status: 'ready';
+      checks: components['schemas']['ReadinessChecks'];
     };
-    /** @description The database (or Redis) does not answer. */
-    Unavailable: {
-      /** @constant */
-      status: 'unavailable';
-      /** @constant */
-      error: 'storage_unavailable';
-      message: string;
+    /** @description Each store this replica needs; a check that does not answer within 1 s is `unavailable`. */
+    ReadinessChecks: {
+      /** @enum {string} */
+      database: 'ok' | 'unavailable';
+      /**
+       * @description `not_configured` for an embedded service (no REDIS_URL).
+       * @enum {string}
+       */
+      redis: 'ok' | 'unavailable' | 'not_configured';
+    };
+    /** @description This replica should not get traffic now. */
+    NotReady: {
+      /**
+       * @description `stopping` after SIGTERM while in-flight work drains; `unavailable` while a store does not answer.
+       * @enum {string}
+       */
+      status: 'unavailable' | 'stopping';
+      checks: components['schemas']['ReadinessChecks'];
     };
     ModelList: {
       /** @description The workspace's own models first, then platform offerings. */
@@ -1282,6 +1302,9 @@ export interface components {
       tokens: components['schemas']['TokenUsage'] | null;
       turns: number | null;
       model: components['schemas']['ModelInfo'] | null;
+      structuredOutput?: components['schemas']['RunStructuredOutput'];
+      /** @description The current task plan (the latest `task_plan` snapshot), once the run has one. */
+      plan?: components['schemas']['PlanSnapshot'];
     };
     /** @enum {string} */
     RunStatus: 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
@@ -1338,6 +1361,34 @@ export interface components {
        * @enum {string}
        */
       reasoningEffort?: 'off' | 'low' | 'medium' | 'high';
+    };
+    /** @description Once the run has ended with a `result` or `error`: that event's `structuredOutput`, with the validated reply as `value`. */
+    RunStructuredOutput: {
+      schemaRequested: boolean;
+      /** @description True only when a native schema was used or the required synthetic tool was captured. */
+      schemaEnforced: boolean;
+      /** @enum {string} */
+      enforcementMechanism: 'native_schema' | 'synthetic_tool' | 'none';
+      /** @description Run-level: stays true once any provider call fell back; always false in strict mode. */
+      unconstrainedFallbackOccurred: boolean;
+      /** @description The final reply parsed as JSON: only when the run succeeded and the schema was enforced on it (schemaEnforced true). */
+      value?: unknown;
+    };
+    /** @description The canonical snapshot of a task plan. */
+    PlanSnapshot: {
+      /** @constant */
+      v: 2;
+      planId: string;
+      /** @description Monotonic per plan. */
+      revision: number;
+      mode: string;
+      brief: string;
+      steps: {
+        id: string;
+        title: string;
+        /** @enum {string} */
+        status: 'pending' | 'in_progress' | 'done' | 'blocked' | 'skipped';
+      }[];
     };
     /** @description One frame of the run event stream: `id: <seq>`, `event: <type>`, `data: <this JSON>`. The stream ends right after the terminal event (result, error or cancelled). */
     RunEvent:
@@ -1629,22 +1680,6 @@ export interface components {
       }[];
       plan: components['schemas']['PlanSnapshot'];
     };
-    /** @description The canonical snapshot of a task plan. */
-    PlanSnapshot: {
-      /** @constant */
-      v: 2;
-      planId: string;
-      /** @description Monotonic per plan. */
-      revision: number;
-      mode: string;
-      brief: string;
-      steps: {
-        id: string;
-        title: string;
-        /** @enum {string} */
-        status: 'pending' | 'in_progress' | 'done' | 'blocked' | 'skipped';
-      }[];
-    };
     ResultEvent: {
       /** @description Monotonic per run; the SSE `id` line. */
       seq: number;
@@ -1704,7 +1739,7 @@ export interface components {
       error: string;
       /** @description Equal to errorClass when present, else a small lowercase token. */
       code: string;
-      /** @description rate_limit, overloaded, server, context_window, truncation, invalid_request, auth, timeout, local_timeout, upstream_deadline, structured_output_schema_rejected, structured_output_not_supported, structured_output_not_enforced, unknown; new categories may be added. */
+      /** @description rate_limit, overloaded, server, context_window, truncation, invalid_request, auth, timeout, local_timeout, upstream_deadline, structured_output_schema_rejected, structured_output_not_supported, structured_output_not_enforced, unavailable (the database or Redis did not answer for 5 minutes), unknown; new categories may be added. */
       errorClass?: string;
       /** @description Mirrors the last assistant_message. */
       finishReason: string | null;
@@ -1965,7 +2000,7 @@ export interface components {
       token_type: 'Bearer';
       /** @description Seconds: 3600. */
       expires_in: number;
-      /** @description `svc_rt_…`: persistent, not rotated. */
+      /** @description `svc_rt_…`: persistent, not rotated. None for client_credentials. */
       refresh_token?: string;
       /** @description Space-separated granted scopes. */
       scope?: string;
@@ -2296,7 +2331,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The database (and Redis, in scale-out) answers. */
+      /** @description The database (and Redis, in scale-out) answer. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2305,13 +2340,13 @@ export interface operations {
           'application/json': components['schemas']['Readiness'];
         };
       };
-      /** @description The database or Redis does not answer. */
+      /** @description A store does not answer within 1 s, or the process is stopping (after SIGTERM). */
       503: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Unavailable'];
+          'application/json': components['schemas']['NotReady'];
         };
       };
     };
@@ -2398,6 +2433,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2529,6 +2575,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   getRun: {
@@ -2618,6 +2675,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2728,6 +2796,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2870,6 +2949,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   cancelRun: {
@@ -2959,6 +3049,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3108,6 +3209,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listRunFeedback: {
@@ -3204,6 +3316,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3308,6 +3431,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3439,6 +3573,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   getSession: {
@@ -3534,6 +3679,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   endSession: {
@@ -3623,6 +3779,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3730,6 +3897,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3878,6 +4056,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   getA2aAgentCard: {
@@ -3965,6 +4154,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4077,6 +4277,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   getA2aWellKnownAgentCard: {
@@ -4164,6 +4375,17 @@ export interface operations {
           'X-RateLimit-Reset'?: number;
           /** @description run_start, lifecycle, other_mutations or transport. */
           'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4443,16 +4665,16 @@ export interface operations {
       content: {
         'application/x-www-form-urlencoded': {
           /** @enum {string} */
-          grant_type: 'authorization_code' | 'refresh_token';
+          grant_type: 'authorization_code' | 'refresh_token' | 'client_credentials';
           /** @description authorization_code: the code from the redirect. */
           code?: string;
-          /** @description authorization_code: the redirect URI of the request. */
+          /** @description authorization_code: the redirect URI of the authorization request (required). */
           redirect_uri?: string;
           /** @description authorization_code: the PKCE verifier (required). */
           code_verifier?: string;
           /** @description refresh_token: the grant’s refresh token (`svc_rt_…`). */
           refresh_token?: string;
-          /** @description refresh_token: fewer scopes than granted, never more. */
+          /** @description refresh_token: fewer scopes than granted, never more. client_credentials (required): the scopes of the token; svc.identity:read is left out. */
           scope?: string;
           /** @description client_secret_post (or use HTTP Basic: client_secret_basic). */
           client_id?: string;
@@ -4465,13 +4687,28 @@ export interface operations {
       /** @description The tokens (`Cache-Control: no-store`). */
       200: {
         headers: {
+          /** @description The client's maximum per minute (600). */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description `oauth_token`. */
+          'X-RateLimit-Bucket'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TokenResponse'];
         };
       };
-      /** @description `invalid_grant` (unknown, used or expired code, wrong or missing code_verifier, revoked refresh token), `invalid_client` (a wrong secret in the form), `invalid_request`, `invalid_scope`, `unsupported_grant_type`, `unauthorized_client`. */
+      /**
+       * @description - `invalid_grant`: unknown, used or expired code (a used one also revokes what it issued), wrong or missing code_verifier, a `redirect_uri` other than the authorization request’s, revoked refresh token
+       *     - `invalid_client`: the client secret was sent in the form and client authentication failed (unknown client or wrong secret)
+       *     - `invalid_request`: not a form, a missing parameter, or HTTP Basic and a form secret together
+       *     - `invalid_scope`: a refresh asking for more than was granted; client credentials without a scope other than `svc.identity:read`
+       *     - `unsupported_grant_type`
+       *     - `unauthorized_client`: a grant type the app may not use (password), or client credentials in a workspace whose plan lacks OAuth applications
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4480,11 +4717,30 @@ export interface operations {
           'application/json': components['schemas']['OAuthError'];
         };
       };
-      /** @description `invalid_client`: no client secret, or a wrong one in HTTP Basic. */
+      /** @description `invalid_client`: client authentication through the `Authorization` header failed (not Basic, unknown client or wrong secret), or no client secret was sent. */
       401: {
         headers: {
           /** @description Basic realm="oauth" */
           'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OAuthError'];
+        };
+      };
+      /** @description `rate_limit_exceeded`: the client made 600 token requests this minute. */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The client's maximum per minute (600). */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description `oauth_token`. */
+          'X-RateLimit-Bucket'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4522,7 +4778,10 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `invalid_request`: no token. */
+      /**
+       * @description - `invalid_request`: no token, or HTTP Basic and a form secret together
+       *     - `invalid_client`: the client secret was sent in the form and client authentication failed
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4531,7 +4790,7 @@ export interface operations {
           'application/json': components['schemas']['OAuthError'];
         };
       };
-      /** @description `invalid_client`: client authentication failed. */
+      /** @description `invalid_client`: client authentication through the `Authorization` header failed, or no client secret was sent. */
       401: {
         headers: {
           /** @description Basic realm="oauth" */
@@ -4640,6 +4899,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listWorkspaces: {
@@ -4663,6 +4933,17 @@ export interface operations {
       /** @description - `unauthorized`: the admin token is missing or wrong */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4752,6 +5033,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   getWorkspace: {
@@ -4793,6 +5085,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteWorkspace: {
@@ -4826,6 +5129,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4917,6 +5231,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listApiKeys: {
@@ -4952,6 +5277,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5037,6 +5373,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   revokeApiKey: {
@@ -5078,6 +5425,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listOfferings: {
@@ -5101,6 +5459,17 @@ export interface operations {
       /** @description - `unauthorized`: the admin token is missing or wrong */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5192,6 +5561,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteOffering: {
@@ -5225,6 +5605,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5266,6 +5657,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5372,6 +5774,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteProvider: {
@@ -5413,6 +5826,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listAgents: {
@@ -5448,6 +5872,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5547,6 +5982,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteAgent: {
@@ -5588,6 +6034,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listWorkspaceTools: {
@@ -5623,6 +6080,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5725,6 +6193,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteWorkspaceTool: {
@@ -5766,6 +6245,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listUsers: {
@@ -5801,6 +6291,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5893,6 +6394,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteUser: {
@@ -5934,6 +6446,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listOAuthApps: {
@@ -5969,6 +6492,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6050,6 +6584,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   listOAuthGrants: {
@@ -6085,6 +6630,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6132,6 +6688,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
     };
   };
   deleteOAuthApp: {
@@ -6167,6 +6734,17 @@ export interface operations {
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

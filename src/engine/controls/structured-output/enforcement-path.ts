@@ -1,10 +1,6 @@
 import { assertNever } from '../../../domain/assert-never.ts';
+import { FINAL_REPORT, SET_MODEL_RESPONSE } from '../../../domain/host-tools.ts';
 import type { ResolvedModel } from '../../../domain/model.ts';
-
-/** The synthetic tool a tool-call family (Anthropic) answers through. */
-export const FINAL_REPORT = 'final_report';
-/** The synthetic function a provider that cannot combine a response schema with tools answers through. */
-export const SET_MODEL_RESPONSE = 'set_model_response';
 
 export type SyntheticToolName = typeof FINAL_REPORT | typeof SET_MODEL_RESPONSE;
 

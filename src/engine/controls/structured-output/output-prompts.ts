@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { SchemaViolation } from '../../ports.ts';
-import { FINAL_REPORT, type SyntheticToolName } from './enforcement-path.ts';
+import { FINAL_REPORT } from '../../../domain/host-tools.ts';
+import type { SyntheticToolName } from './enforcement-path.ts';
 
 /** What the model is told about each synthetic tool. */
 export function answerToolDescription(tool: SyntheticToolName): string {

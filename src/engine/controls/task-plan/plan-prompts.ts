@@ -1,10 +1,9 @@
 import type { ModelMessage } from 'ai';
+import { UPDATE_TASK_PLAN } from '../../../domain/host-tools.ts';
 import type { PlanMode } from './plan-setting.ts';
 import type { PlanStep, TaskPlan } from './plan-state.ts';
 
 /** What the model reads about its task plan: the tool's description, notices and results. */
-
-export const UPDATE_TASK_PLAN = 'update_task_plan';
 
 export function toolDescription(mode: PlanMode): string {
   const base =

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { UPDATE_TASK_PLAN } from '../../../domain/host-tools.ts';
 import { isJsonObject } from '../../../domain/json-object.ts';
 import type { PlanSetting } from '../../../domain/run-controls.ts';
 import type {
@@ -26,7 +27,6 @@ import {
   planFirstText,
   requiredNotice,
   seededNotice,
-  UPDATE_TASK_PLAN,
   updatedText,
 } from './plan-prompts.ts';
 import { planConfigOf, type PlanConfig } from './plan-setting.ts';

@@ -1,8 +1,9 @@
+import { UPDATE_TASK_PLAN } from '../../../domain/host-tools.ts';
 import { isJsonObject } from '../../../domain/json-object.ts';
 import type { EmitEvent, HostTool, ToolOutput } from '../../loop/run-control.ts';
 import type { PlanMode } from './plan-setting.ts';
 import { clampedDraft, isPlanStepStatus, PLAN_STEP_STATUSES, type PlanDraft } from './plan-state.ts';
-import { toolDescription, UPDATE_TASK_PLAN } from './plan-prompts.ts';
+import { toolDescription } from './plan-prompts.ts';
 
 /** No length bounds here: an over-long plan is clamped, not refused (the model would only retry). */
 const INPUT_SCHEMA: Record<string, unknown> = {

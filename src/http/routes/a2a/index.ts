@@ -50,6 +50,8 @@ type AgentParams = { workspaceSlug: string; agentSlug: string };
 export async function a2aRoutes(app: FastifyInstance, options: { resources: AppResources }): Promise<void> {
   const { repos, engine, config, rateCounters } = options.resources;
   const shutdown = new AbortController();
+  // Streams end as soon as the process begins to stop, as the run streams do.
+  options.resources.stopping.addEventListener('abort', () => shutdown.abort(), { once: true });
   app.addHook('preClose', async () => shutdown.abort());
   const executor = new HostedAgentExecutor({
     hostedAgents: engine.hostedAgents,

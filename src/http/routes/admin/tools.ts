@@ -4,12 +4,17 @@ import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
 import { describeAdminRoute } from './describe-admin-route.ts';
 import { createdIdSchema, workspaceToolListSchema } from '../../schemas/responses/admin.ts';
-import { headersSchema, httpUrlSchema, jsonObjectSchema, toolNameSchema } from '../../schemas/common.ts';
+import {
+  declaredToolNameSchema,
+  headersSchema,
+  httpUrlSchema,
+  jsonObjectSchema,
+} from '../../schemas/common.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
 
 /** The body of `POST …/tools` (also read by the admin CLI to type its flags). */
 export const createToolSchema = z.strictObject({
-  name: toolNameSchema,
+  name: declaredToolNameSchema,
   description: z.string().max(8000).optional(),
   parameters: jsonObjectSchema.optional(),
   http: z.strictObject({

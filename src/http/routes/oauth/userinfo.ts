@@ -47,7 +47,9 @@ export async function userinfoRoute(app: FastifyInstance, options: { resources: 
       const principal = principalOf(request);
       const workspace = { workspaceId: principal.workspace.id, workspaceSlug: principal.workspace.slug };
       reply.header('cache-control', 'no-store');
-      if (principal.kind === 'api_key') return { sub: null, email: null, ...workspace };
+      // An API key and a client-credentials token (which never holds this scope) identify no person.
+      if (principal.kind === 'api_key' || principal.grant === null)
+        return { sub: null, email: null, ...workspace };
       const user = await repos.oauth.findUser(principal.workspace.id, principal.grant.userId);
       if (!user)
         return reply

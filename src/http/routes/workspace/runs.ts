@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RunRequest } from '../../../domain/run-spec.ts';
-import { InvalidRequestError } from '../../../domain/errors.ts';
+import { InvalidRequestError, UnavailableError } from '../../../domain/errors.ts';
+import { runControlsView } from '../../../engine/lifecycle/run-controls-view.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import { runCredential } from '../../run-credential.ts';
@@ -39,9 +40,13 @@ const streamHeadersSchema = z.object({
 export function runRoutes(app: FastifyInstance, resources: AppResources): void {
   const { engine } = resources;
   const openStreams = new Set<RunEventStream>();
-  app.addHook('preClose', async () => {
+  // Streams end as soon as the process begins to stop (their clients resume on another replica,
+  // with Last-Event-ID), while the app keeps answering readiness through the drain.
+  const endStreams = () => {
     for (const stream of openStreams) stream.end();
-  });
+  };
+  resources.stopping.addEventListener('abort', endStreams, { once: true });
+  app.addHook('preClose', async () => endStreams());
 
   app.post(
     '/agent-runs',
@@ -51,7 +56,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         operationId: 'createRun',
         summary: 'Start a run',
         description:
-          "Validates the agent spec plus `prompt` or `messages`, resolves the model, stores the run and answers at once: the run executes in a worker. A transient queueing failure becomes the run's terminal `error` event, not a 5xx.",
+          'Validates the agent spec plus `prompt` or `messages`, resolves the model, stores the run and answers at once: the run executes in a worker. A stored run is never dropped: if the queue (Redis) cannot take it now, it is queued as soon as it can. While the database does not answer, nothing is stored and the answer is `503 unavailable` with `Retry-After`.',
         tags: ['runs'],
         scopes: ['runs:write'],
         body: runRequestSchema,
@@ -75,7 +80,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
       operationId: 'getRun',
       summary: 'Read a run',
       description:
-        'Status, final text, error, the spec, metadata, the client tool calls awaiting an answer (`pendingToolCalls`) and the usage triple (`tokens`, `turns`, `model`: null until the terminal event). No live subscription.',
+        'Status, final text, error, the spec, metadata, the client tool calls awaiting an answer (`pendingToolCalls`), the usage triple (`tokens`, `turns`, `model`: null until the terminal event) and, once known, the `structuredOutput` report (with the validated reply) and the current task `plan`. No live subscription.',
       tags: ['runs'],
       scopes: ['runs:read'],
       responses: { 200: { description: 'The run snapshot.', body: runSnapshotSchema } },
@@ -83,7 +88,11 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     }),
     async (request) => {
       const run = await engine.runs.get(principalOf(request).workspace.id, request.params.runId);
-      return runSnapshot(run, await engine.runs.pendingToolCalls(run));
+      const [pending, controls] = await Promise.all([
+        engine.runs.pendingToolCalls(run),
+        runControlsView(engine.events, run),
+      ]);
+      return runSnapshot(run, pending, controls);
     },
   );
 
@@ -108,6 +117,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
       errors: ['not_found'],
     }),
     async (request, reply) => {
+      if (resources.stopping.aborted) throw new UnavailableError('this replica is stopping; reconnect');
       const run = await engine.runs.state(principalOf(request).workspace.id, request.params.runId);
       const afterSeq = cursorOf(request.headers['last-event-id'], request.query);
       // The stream writes its own head on the raw response: keep the headers the hooks set (rate limits).

@@ -1,14 +1,31 @@
-/** Answers of the liveness and readiness probes. */
+/** Answers of the liveness and readiness probes (extensions §1): statuses only, never hosts, versions or errors. */
 import { z } from 'zod';
 
 export const livenessSchema = z.object({ status: z.literal('ok') }).meta({ id: 'Liveness' });
 
-export const readinessSchema = z.object({ status: z.literal('ready') }).meta({ id: 'Readiness' });
-
-export const unavailableSchema = z
+export const readinessChecksSchema = z
   .object({
-    status: z.literal('unavailable'),
-    error: z.literal('storage_unavailable'),
-    message: z.string(),
+    database: z.enum(['ok', 'unavailable']),
+    redis: z
+      .enum(['ok', 'unavailable', 'not_configured'])
+      .describe('`not_configured` for an embedded service (no REDIS_URL).'),
   })
-  .meta({ id: 'Unavailable', description: 'The database (or Redis) does not answer.' });
+  .meta({
+    id: 'ReadinessChecks',
+    description: 'Each store this replica needs; a check that does not answer within 1 s is `unavailable`.',
+  });
+
+export const readinessSchema = z
+  .object({ status: z.literal('ready'), checks: readinessChecksSchema })
+  .meta({ id: 'Readiness' });
+
+export const notReadySchema = z
+  .object({
+    status: z
+      .enum(['unavailable', 'stopping'])
+      .describe(
+        '`stopping` after SIGTERM while in-flight work drains; `unavailable` while a store does not answer.',
+      ),
+    checks: readinessChecksSchema,
+  })
+  .meta({ id: 'NotReady', description: 'This replica should not get traffic now.' });

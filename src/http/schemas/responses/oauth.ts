@@ -24,7 +24,10 @@ export const tokenResponseSchema = z
     access_token: z.string().describe('`svc_at_…`'),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int().describe('Seconds: 3600.'),
-    refresh_token: z.string().optional().describe('`svc_rt_…`: persistent, not rotated.'),
+    refresh_token: z
+      .string()
+      .optional()
+      .describe('`svc_rt_…`: persistent, not rotated. None for client_credentials.'),
     scope: z.string().optional().describe('Space-separated granted scopes.'),
   })
   .meta({ id: 'TokenResponse' });

@@ -21,7 +21,7 @@ const fileMetadata = z.object({
 
 const planStepStatus = z.enum(['pending', 'in_progress', 'done', 'blocked', 'skipped']);
 
-const planSnapshot = z
+export const planSnapshotSchema = z
   .object({
     v: z.literal(2),
     planId: z.string(),
@@ -140,8 +140,8 @@ export const runEventDataSchemas = {
       transitionIndex: count,
       transitionCount: count,
       brief: z.string().describe('Mirrored from plan for older clients.'),
-      steps: planSnapshot.shape.steps.describe('Mirrored from plan for older clients.'),
-      plan: planSnapshot,
+      steps: planSnapshotSchema.shape.steps.describe('Mirrored from plan for older clients.'),
+      plan: planSnapshotSchema,
     })
     .meta({
       id: 'TaskPlanData',
@@ -171,7 +171,7 @@ export const runEventDataSchemas = {
         .string()
         .optional()
         .describe(
-          'rate_limit, overloaded, server, context_window, truncation, invalid_request, auth, timeout, local_timeout, upstream_deadline, structured_output_schema_rejected, structured_output_not_supported, structured_output_not_enforced, unknown; new categories may be added.',
+          'rate_limit, overloaded, server, context_window, truncation, invalid_request, auth, timeout, local_timeout, upstream_deadline, structured_output_schema_rejected, structured_output_not_supported, structured_output_not_enforced, unavailable (the database or Redis did not answer for 5 minutes), unknown; new categories may be added.',
         ),
       finishReason: z.string().nullable().describe('Mirrors the last assistant_message.'),
       partialText: z.string().optional().describe('Text emitted before the failure; diagnostic only.'),

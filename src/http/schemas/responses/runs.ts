@@ -6,7 +6,14 @@ import { CLIENT_TOOL_KINDS } from '../../../domain/tool-ref.ts';
 import type { runSnapshot } from '../../presenters/run-snapshot.ts';
 import { openObject } from './open-object.ts';
 import type { Admits } from './schema-agreement.ts';
-import { modelInfoSchema, reasoningEffortSchema, tokenUsageSchema, turnsSchema } from './usage.ts';
+import { planSnapshotSchema } from './run-events.ts';
+import {
+  modelInfoSchema,
+  reasoningEffortSchema,
+  structuredOutputReportSchema,
+  tokenUsageSchema,
+  turnsSchema,
+} from './usage.ts';
 
 const isoDate = z.string().describe('ISO 8601 date-time.');
 
@@ -75,6 +82,24 @@ export const runSnapshotSchema = z
     tokens: tokenUsageSchema.nullable().describe('Null until the terminal event is written.'),
     turns: turnsSchema.nullable(),
     model: modelInfoSchema.nullable(),
+    structuredOutput: structuredOutputReportSchema
+      .extend({
+        value: z
+          .unknown()
+          .optional()
+          .describe(
+            'The final reply parsed as JSON: only when the run succeeded and the schema was enforced on it (schemaEnforced true).',
+          ),
+      })
+      .optional()
+      .meta({
+        id: 'RunStructuredOutput',
+        description:
+          "Once the run has ended with a `result` or `error`: that event's `structuredOutput`, with the validated reply as `value`.",
+      }),
+    plan: planSnapshotSchema
+      .optional()
+      .describe('The current task plan (the latest `task_plan` snapshot), once the run has one.'),
   })
   .meta({ id: 'RunSnapshot', description: 'A run as stored; no live subscription.' });
 
