@@ -13,7 +13,6 @@ if (SCALE) {
       const failures: Error[] = [];
       const failed = deferred();
       const storage = openStorage(database.config, {
-        ...(database.pgSchema && { pgSchema: database.pgSchema }),
         onIdleConnectionError: (error) => {
           failures.push(error);
           failed.resolve();

@@ -15,7 +15,7 @@ import {
 
 const terminalsOf = (types: string[]) => types.filter((type) => TERMINAL_TYPES.includes(type));
 
-describe('local tool timeout, cancellation while waiting, and the tool-turn cap', { timeout: 30_000 }, () => {
+describe('local tool timeout, cancellation while waiting, and the tool-turn cap', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });

@@ -10,15 +10,15 @@ export interface RunEventStreamOptions {
 
 /** Replay reads the next page only once the client has taken the previous one down to this. */
 const REPLAY_BUFFERED_BYTES = 1024 * 1024;
-/** A live subscriber this far behind on earlier frames is disconnected; it can resume with Last-Event-ID. */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** A live subscriber this far behind reads the log at its own pace until it has caught up. */
+const BEHIND_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /**
  * Serves one SSE subscriber of a run over its HTTP response. What to send is
  * decided by an `SseSequencer` (replay from the log, then live, closing after
  * the terminal event); this carries it out: the live subscription, log reads,
- * frames of one loop turn in one write, replay paced by the client,
- * heartbeats, and letting a live subscriber that falls too far behind go.
+ * frames of one loop turn in one write, replay paced by the client, and
+ * heartbeats.
  */
 export class RunEventStream implements SseTransport {
   readonly #response: ServerResponse;
@@ -124,15 +124,15 @@ export class RunEventStream implements SseTransport {
     response.on('close', done);
   }
 
+  isBehind(): boolean {
+    return this.#response.writableLength > BEHIND_BUFFERED_BYTES;
+  }
+
   #flush(): void {
     this.#flushScheduled = false;
     if (this.#pending === '' || this.#response.writableEnded) return;
-    // Replay paces itself (whenTaken); a live subscriber still this far behind on what it was sent
-    // before is let go (one large event alone never is).
-    const behind = this.#response.writableLength;
     this.#response.write(this.#pending);
     this.#pending = '';
-    if (!this.#sequencer.catchingUp && behind > MAX_BUFFERED_BYTES) this.#response.destroy();
   }
 
   #beat(): void {
