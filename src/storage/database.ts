@@ -22,15 +22,11 @@ export type Engine = StorageConfig['engine'];
 export interface Storage {
   readonly engine: Engine;
   readonly db: Kysely<Database>;
-  /** PostgreSQL schema the tables live in, when not the connection's default. */
-  readonly pgSchema: string | undefined;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface OpenStorageOptions {
-  /** PostgreSQL only: the schema to work in (tests give each suite its own). */
-  pgSchema?: string;
   /**
    * PostgreSQL only: an idle pooled connection failed (server restart, failover, an idle timeout, a
    * terminated backend). The pool drops it and the next query opens another; without a listener the
@@ -50,11 +46,7 @@ export function openStorage(config: StorageConfig, options: OpenStorageOptions =
   const db =
     config.engine === 'sqlite'
       ? openSqlite(config.path)
-      : openPostgres(
-          config.url,
-          options.pgSchema,
-          options.onIdleConnectionError ?? reportIdleConnectionError,
-        );
+      : openPostgres(config.url, options.onIdleConnectionError ?? reportIdleConnectionError);
   const checkpointer =
     config.engine === 'sqlite' && config.path !== ':memory:'
       ? new SqliteCheckpointer(config.path, require.resolve('better-sqlite3'))
@@ -62,7 +54,6 @@ export function openStorage(config: StorageConfig, options: OpenStorageOptions =
   return {
     engine: config.engine,
     db,
-    pgSchema: config.engine === 'postgres' ? options.pgSchema : undefined,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -87,11 +78,7 @@ function openSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
 }
 
-function openPostgres(
-  url: string,
-  schema: string | undefined,
-  onIdleConnectionError: (error: Error) => void,
-): Kysely<Database> {
+function openPostgres(url: string, onIdleConnectionError: (error: Error) => void): Kysely<Database> {
   // Loaded on first use: an embedded (SQLite) service never pays for the PostgreSQL client.
   const { Pool } = require('pg') as typeof PostgreSQL;
   const pool = new Pool({
@@ -99,7 +86,6 @@ function openPostgres(
     max: 10,
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
     keepAlive: true,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', onIdleConnectionError);
   // A connection that breaks while checked out (its backend terminated by a stopping server, 57P01)
@@ -115,11 +101,7 @@ function reportIdleConnectionError(error: Error): void {
 
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  const migrator = new Migrator({
-    db: storage.db,
-    provider: migrationProvider,
-    ...(storage.pgSchema ? { migrationTableSchema: storage.pgSchema } : {}),
-  });
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error) {

@@ -45,6 +45,8 @@ export class ScriptedTransport implements SseTransport {
   readonly reads: ReadRequest[] = [];
   pendingRead: ReadRequest | undefined;
   waitingForClient = false;
+  /** What the transport answers `isBehind` (the test sets it: a slow client, large events). */
+  behind = false;
   ended = false;
 
   constructor(options: { cursor?: number; runEnded?: boolean; log?: SerializedRunEvent[] } = {}) {
@@ -67,6 +69,10 @@ export class ScriptedTransport implements SseTransport {
 
   whenTaken(): void {
     this.waitingForClient = true;
+  }
+
+  isBehind(): boolean {
+    return this.behind;
   }
 
   end(): void {

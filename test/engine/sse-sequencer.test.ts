@@ -186,7 +186,35 @@ describe('the SSE sequencer', () => {
     assert.deepEqual(transport.sent, [4, 5]);
   });
 
-  it('whatever the interleaving of log commits and live messages (late, repeated, out of order, lost), it sends each event after the cursor exactly once, in order, then closes', () => {
+  it('a live subscriber far behind reads the log at its own pace: live events wait in the log, not in memory, and none is lost or repeated', () => {
+    const transport = new ScriptedTransport();
+    const { sequencer } = transport;
+    sequencer.subscribed();
+    transport.answerRead();
+    const [first, second, third] = transport.commit(logEvent(1), logEvent(2), logEvent(3));
+    sequencer.liveEvent(first!);
+    assert.deepEqual(transport.sent, [1]);
+    transport.behind = true;
+    sequencer.liveEvent(second!);
+    sequencer.liveEvent(third!);
+    assert.deepEqual(transport.sent, [1], 'nothing more is written while the client is behind');
+    assert.equal(transport.waitingForClient, true);
+    assert.equal(transport.pendingRead, undefined, 'and nothing is read');
+    transport.behind = false;
+    transport.clientTakes();
+    assert.deepEqual(transport.requestedRead(), [1, 100]);
+    const [fourth] = transport.commit(logEvent(4));
+    transport.answerRead({ stale: true });
+    sequencer.liveEvent(fourth!);
+    assert.deepEqual(transport.sent, [1, 2, 3, 4]);
+    assert.equal(sequencer.catchingUp, false);
+    const [terminal] = transport.commit(logEvent(5, true));
+    sequencer.liveEvent(terminal!);
+    assert.deepEqual(transport.sent, [1, 2, 3, 4, 5]);
+    assert.equal(transport.ended, true);
+  });
+
+  it('whatever the interleaving of log commits and live messages (late, repeated, out of order, lost) and of the client falling behind, it sends each event after the cursor exactly once, in order, then closes', () => {
     const command = fc.oneof(
       {
         arbitrary: fc.record({
@@ -199,6 +227,7 @@ describe('the SSE sequencer', () => {
       { arbitrary: fc.record({ kind: fc.constant('answer_read' as const), stale: fc.boolean() }), weight: 2 },
       { arbitrary: fc.constant({ kind: 'client_takes' as const }), weight: 1 },
       { arbitrary: fc.constant({ kind: 'heartbeat' as const }), weight: 1 },
+      { arbitrary: fc.record({ kind: fc.constant('behind' as const), behind: fc.boolean() }), weight: 1 },
     );
     fc.assert(
       fc.property(
@@ -233,9 +262,11 @@ describe('the SSE sequencer', () => {
             } else if (step.kind === 'answer_read' && transport.pendingRead) transport.answerRead(step);
             else if (step.kind === 'client_takes' && transport.waitingForClient) transport.clientTakes();
             else if (step.kind === 'heartbeat') sequencer.heartbeat();
+            else if (step.kind === 'behind') transport.behind = step.behind;
             assert.deepEqual(transport.sent, seqs(cursor + 1, cursor + transport.sent.length));
           }
           // The run goes on to its end with every further live message lost: the log alone completes the stream.
+          transport.behind = false;
           commit(Array.from({ length: total - transport.log.length }, () => 'lost'));
           for (let round = 0; round < 100 && !transport.ended; round++) {
             for (const event of inFlight.splice(0)) sequencer.liveEvent(event);

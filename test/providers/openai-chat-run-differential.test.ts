@@ -6,6 +6,7 @@ import { readToEnd } from '../support/sse-client.ts';
 import { corpusCase } from './openai-chat-corpus/index.ts';
 import { wireRequest, type NamedPort, type WireRequest } from './openai-chat-corpus/port-capture.ts';
 import { PORT_A, PORT_B } from './openai-chat-corpus/ports-under-comparison.ts';
+import { embeddedOnly } from '../support/deployment.ts';
 
 /**
  * The rule: a run does the same whichever port calls its `openai-chat` model. The same run through
@@ -132,33 +133,41 @@ async function runThrough(fixture: RunFixture, scenario: RunScenario): Promise<R
   };
 }
 
-describe(`OpenAI chat runs: ${PORT_B.name} against ${PORT_A.name}`, () => {
-  const fixtures = new Map<NamedPort, RunFixture>();
-  const fixtureOf = (port: NamedPort) => {
-    const fixture = fixtures.get(port);
-    assert.ok(fixture, `no service for ${port.name}`);
-    return fixture;
-  };
-  before(async () => {
-    for (const port of [PORT_A, PORT_B])
-      fixtures.set(port, await startRunFixture('openai-chat', { models: port.port }));
-  });
-  after(async () => {
-    for (const fixture of fixtures.values()) await fixture.close();
-  });
-  afterEach(async () => {
-    for (const fixture of fixtures.values()) await fixture.cleanUp();
-  });
-
-  for (const scenario of SCENARIOS) {
-    it(`same event log, snapshot and provider requests: ${scenario.name}`, async () => {
-      const a = await runThrough(fixtureOf(PORT_A), scenario);
-      const b = await runThrough(fixtureOf(PORT_B), scenario);
-      const label = `${PORT_B.name} vs ${PORT_A.name} on "${scenario.name}"`;
-      assert.equal(a.providerRequests.length, scenario.replies.length, `${label}: one model call per reply`);
-      assert.deepEqual(b.frames, a.frames, `${label}: the event log`);
-      assert.deepEqual(b.snapshot, a.snapshot, `${label}: the run snapshot`);
-      assert.deepEqual(b.providerRequests, a.providerRequests, `${label}: the provider requests`);
+describe(
+  `OpenAI chat runs: ${PORT_B.name} against ${PORT_A.name}`,
+  embeddedOnly('each service is given one of the two model ports in process, where its worker runs'),
+  () => {
+    const fixtures = new Map<NamedPort, RunFixture>();
+    const fixtureOf = (port: NamedPort) => {
+      const fixture = fixtures.get(port);
+      assert.ok(fixture, `no service for ${port.name}`);
+      return fixture;
+    };
+    before(async () => {
+      for (const port of [PORT_A, PORT_B])
+        fixtures.set(port, await startRunFixture('openai-chat', { models: port.port }));
     });
-  }
-});
+    after(async () => {
+      for (const fixture of fixtures.values()) await fixture.close();
+    });
+    afterEach(async () => {
+      for (const fixture of fixtures.values()) await fixture.cleanUp();
+    });
+
+    for (const scenario of SCENARIOS) {
+      it(`same event log, snapshot and provider requests: ${scenario.name}`, async () => {
+        const a = await runThrough(fixtureOf(PORT_A), scenario);
+        const b = await runThrough(fixtureOf(PORT_B), scenario);
+        const label = `${PORT_B.name} vs ${PORT_A.name} on "${scenario.name}"`;
+        assert.equal(
+          a.providerRequests.length,
+          scenario.replies.length,
+          `${label}: one model call per reply`,
+        );
+        assert.deepEqual(b.frames, a.frames, `${label}: the event log`);
+        assert.deepEqual(b.snapshot, a.snapshot, `${label}: the run snapshot`);
+        assert.deepEqual(b.providerRequests, a.providerRequests, `${label}: the provider requests`);
+      });
+    }
+  },
+);

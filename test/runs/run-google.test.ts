@@ -34,7 +34,7 @@ const bodyOf = (request: RecordedRequest | undefined): GeminiBody => {
   return request.body as GeminiBody;
 };
 
-describe('Google Generative AI protocol through a run', { timeout: 30_000 }, () => {
+describe('Google Generative AI protocol through a run', { timeout: 120_000 }, () => {
   let server: TestServer;
   let fake: FakeProviderServer;
   let fixture: RunFixture;

@@ -27,7 +27,7 @@ const bodyOf = (request: RecordedRequest | undefined): ResponsesBody => {
   return request.body as ResponsesBody;
 };
 
-describe('OpenAI Responses protocol through a run', { timeout: 30_000 }, () => {
+describe('OpenAI Responses protocol through a run', { timeout: 120_000 }, () => {
   let fake: FakeProviderServer;
   let fixture: RunFixture;
 

@@ -82,14 +82,15 @@ describe('the run event stream: replay, reconnect, late and concurrent subscribe
     assert.equal(badHeader.status, 400);
   });
 
-  it('a reconnect in the middle of a live run replays what was missed and continues live with no gap', async () => {
+  it('a reconnect in the middle of a live run, to another API replica, replays what was missed and continues live with no gap', async () => {
     fixture.fake.enqueue(slowReply(30));
     const created = await fixture.createRun({ systemPrompt: 's', prompt: 'long' });
     const first = await fixture.watchRun(created.body.runId);
     await first.waitFor(() => first.frames.length >= 5, 'five frames');
     first.close();
     const seen = first.frames.slice(0, 5);
-    const rest = await readAll(fixture.streamUrl(created.body.runId), {
+    const other = await fixture.server.otherReplica();
+    const rest = await readAll(`${other.baseUrl}${fixture.ws}/agent-runs/${created.body.runId}/stream`, {
       ...fixture.headers,
       'last-event-id': String(seen.at(-1)?.data.seq),
     });
@@ -102,13 +103,17 @@ describe('the run event stream: replay, reconnect, late and concurrent subscribe
     assert.equal(textOf(all), Array.from({ length: 30 }, (_, index) => `w${index} `).join(''));
   });
 
-  it('many concurrent subscribers, joining at different times, each get every event exactly once in order', async () => {
+  it('many concurrent subscribers, joining at different times on two API replicas, each get every event exactly once in order', async () => {
     fixture.fake.enqueue(slowReply(40, 10));
     const created = await fixture.createRun({ systemPrompt: 's', prompt: 'fan out' });
-    const url = fixture.streamUrl(created.body.runId);
+    const other = await fixture.server.otherReplica();
+    const urls = [
+      fixture.streamUrl(created.body.runId),
+      `${other.baseUrl}${fixture.ws}/agent-runs/${created.body.runId}/stream`,
+    ];
     const readers: Promise<SseFrame[]>[] = [];
     for (let index = 0; index < 12; index++) {
-      readers.push(readAll(url, fixture.headers));
+      readers.push(readAll(urls[index % 2]!, fixture.headers));
       // Only spreads the joins over the run; any spread (a slow machine's included) must give the same frames.
       await sleep(20);
     }

@@ -37,6 +37,7 @@ function replica(baseUrl: string, adminToken: string): TestServer {
         ...(body !== undefined && { body }),
         headers: { authorization: `Bearer ${adminToken}` },
       }),
+    otherReplica: () => Promise.reject(new Error('a replica process knows no other replica')),
     close: async () => {},
     get service(): never {
       throw new Error('a replica process has no in-process service');

@@ -15,7 +15,6 @@ if (SCALE) {
       const failures: Error[] = [];
       const failed = deferred();
       const storage = openStorage(database.config, {
-        ...(database.pgSchema && { pgSchema: database.pgSchema }),
         onIdleConnectionError: (error) => {
           failures.push(error);
           failed.resolve();
@@ -48,7 +47,6 @@ if (SCALE) {
     it('a connection whose backend is terminated while it is checked out (57P01, as `pg_ctl stop -m fast` does) fails its statement as StoreUnavailableError; the process keeps running', async () => {
       const database = await createTestDatabase('postgres');
       const storage = openStorage(database.config, {
-        ...(database.pgSchema && { pgSchema: database.pgSchema }),
         onIdleConnectionError: () => undefined,
       });
       const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });

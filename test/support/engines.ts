@@ -17,12 +17,14 @@ export const ENGINES: readonly Engine[] = SCALE ? ['sqlite', 'postgres'] : ['sql
 
 export interface TestDatabase {
   config: StorageConfig;
-  /** PostgreSQL schema this database lives in (each test database gets its own). */
-  pgSchema?: string;
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database on the engine: a temp SQLite file, or a new PostgreSQL schema. */
+/**
+ * A fresh, empty database on the engine: a temp SQLite file, or a new database on the PostgreSQL
+ * server (not a schema in a shared one: the migrator's catalog reads span every schema of a database,
+ * and would race with other suites dropping theirs).
+ */
 export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'agent-runs-test-'));
@@ -32,27 +34,30 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const name = `agent_runs_t_${randomBytes(6).toString('hex')}`;
+  await serverQuery(`create database ${name}`);
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    config: { engine: 'postgres', url: url.toString() },
+    drop: () => serverQuery(`drop database if exists ${name} with (force)`),
+  };
+}
+
+async function serverQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
-  await client.query(`create schema ${schema}`);
-  await client.end();
-  return {
-    config: { engine: 'postgres', url: TEST_POSTGRES_URL },
-    pgSchema: schema,
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await dropper.connect();
-      await dropper.query(`drop schema if exists ${schema} cascade`);
-      await dropper.end();
-    },
-  };
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
 }
 
 /** A migrated storage on a fresh database; `close()` also drops the database. */
 export async function openTestStorage(engine: Engine): Promise<Storage & { drop(): Promise<void> }> {
   const database = await createTestDatabase(engine);
-  const storage = openStorage(database.config, database.pgSchema ? { pgSchema: database.pgSchema } : {});
+  const storage = openStorage(database.config);
   await migrateToLatest(storage);
   return {
     ...storage,

@@ -18,6 +18,12 @@ export interface TestServer {
   ): Promise<TestResponse>;
   /** An admin API call with the admin token. */
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /**
+   * Another API replica of the same deployment, for a test that crosses replicas: on the scale-out
+   * deployment a second API service on the same PostgreSQL and Redis (closed with this server);
+   * embedded, this server itself, since its one process is every replica there is.
+   */
+  otherReplica(): Promise<TestServer>;
   close(): Promise<void>;
 }
 
@@ -37,7 +43,6 @@ export async function serveOn(
   options: {
     dev?: boolean;
     engine?: EngineOptions;
-    pgSchema?: string;
     modelThreadResourceLimits?: ResourceLimits;
     models?: ModelPort;
     /** The service's log lines go here (JSON, level info and above); silent otherwise. */
@@ -51,7 +56,6 @@ export async function serveOn(
       : pino({ level: 'silent' }),
     dev: options.dev ?? false,
     ...(options.engine && { engine: options.engine }),
-    ...(options.pgSchema && { storage: { pgSchema: options.pgSchema } }),
     ...(options.modelThreadResourceLimits && {
       modelThreadResourceLimits: options.modelThreadResourceLimits,
     }),
@@ -63,7 +67,7 @@ export async function serveOn(
 
   const request = jsonRequester(baseUrl);
 
-  return {
+  const server: TestServer = {
     baseUrl,
     adminToken,
     service,
@@ -73,8 +77,10 @@ export async function serveOn(
         ...(body !== undefined && { body }),
         headers: { authorization: `Bearer ${adminToken}` },
       }),
+    otherReplica: async () => server,
     close: () => service.close(),
   };
+  return server;
 }
 
 /** `request` of a TestServer for any base URL: JSON in and out, text kept when the body is not JSON. */

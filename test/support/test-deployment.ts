@@ -45,7 +45,9 @@ export async function prepareDeployment(options: TestServerOptions = {}): Promis
   if (scaleOut && options.models) {
     throw new Error('a test ModelPort cannot reach the worker process of the scale-out deployment');
   }
-  const database = await createTestDatabase(scaleOut ? 'postgres' : (options.storageEngine ?? 'sqlite'));
+  const database: TestDatabase = await createTestDatabase(
+    scaleOut ? 'postgres' : (options.storageEngine ?? 'sqlite'),
+  );
   const adminToken = randomBytes(24).toString('base64url');
   const env: Record<string, string> = {
     PORT: '0',
@@ -57,7 +59,6 @@ export async function prepareDeployment(options: TestServerOptions = {}): Promis
   const serviceOptions = {
     dev: options.dev ?? false,
     ...(options.engine && { engine: options.engine }),
-    ...(database.pgSchema && { pgSchema: database.pgSchema }),
     ...(options.modelThreadResourceLimits && {
       modelThreadResourceLimits: options.modelThreadResourceLimits,
     }),
@@ -83,18 +84,29 @@ export async function prepareDeployment(options: TestServerOptions = {}): Promis
     kind: 'scale-out',
     adminToken,
     start: async () => {
+      const startApi = () =>
+        serveOn(apiConfig, adminToken, {
+          ...serviceOptions,
+          ...(options.logLines && { logLines: options.logLines }),
+        });
       // The API first: it applies the migrations the worker then finds done.
-      const api = await serveOn(apiConfig, adminToken, {
-        ...serviceOptions,
-        ...(options.logLines && { logLines: options.logLines }),
-      });
+      const api = await startApi();
+      const replicas: TestServer[] = [];
       try {
-        const worker = await startWorkerChild(env, serviceOptions, options.logLines);
+        const worker = await startWorkerChild({ env, ...serviceOptions }, options.logLines);
+        let replica: Promise<TestServer> | undefined;
         return {
           ...api,
+          otherReplica: () => {
+            replica ??= startApi().then((started) => {
+              replicas.push(started);
+              return started;
+            });
+            return replica;
+          },
           close: async () => {
             try {
-              await api.close();
+              await Promise.all([api, ...replicas].map((server) => server.close()));
             } finally {
               await worker.stop();
             }

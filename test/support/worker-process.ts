@@ -1,34 +1,48 @@
 /**
- * The worker process of the scale-out test deployment: the service with `AGENT_RUNS_ROLE=worker`
- * from the environment, as `agent-runs worker` starts it, plus the test's engine options (short
- * retry delays, grace periods) that have no environment variable. Prints `worker ready` once it
- * takes runs; stops on SIGTERM like the CLI's worker (runs in progress are handed over).
+ * The worker process of the scale-out test deployment: the service with `AGENT_RUNS_ROLE=worker`,
+ * as `agent-runs worker` starts it, plus the test's engine options (short retry delays, grace
+ * periods) that have no environment variable. It is started ahead of need (the imports are most of a
+ * start), then reads its deployment from one JSON line on stdin (`TestWorkerSetup`), prints
+ * `worker ready` once it takes runs, and stops on SIGTERM like the CLI's worker (runs in progress are
+ * handed over). Its stdin closing before the setup came (the test process is gone) ends it.
  */
+import { createInterface } from 'node:readline';
 import type { ResourceLimits } from 'node:worker_threads';
 import { assertRoleRequirements, loadConfig } from '../../src/config.ts';
 import { onShutdownSignal } from '../../src/cli/shutdown.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService, type EngineOptions } from '../../src/main.ts';
+// Loaded by the service on first use; loaded here, they are ready before the setup comes.
+import '../../src/infra/scale-out-transport.ts';
+import 'pg';
 
-/** What the test deployment passes in `AGENT_RUNS_TEST_WORKER_OPTIONS` (JSON). */
-export interface TestWorkerOptions {
-  pgSchema?: string;
+export interface TestWorkerSetup {
+  /** The deployment's environment (DATABASE_URL, REDIS_URL, …), over the process's own. */
+  env: Record<string, string>;
   dev?: boolean;
   engine?: EngineOptions;
   modelThreadResourceLimits?: ResourceLimits;
 }
 
-const options = JSON.parse(process.env.AGENT_RUNS_TEST_WORKER_OPTIONS ?? '{}') as TestWorkerOptions;
-const config = { ...loadConfig(), role: 'worker' as const };
+const setup = await setupLine();
+if (setup === undefined) process.exit(0);
+const config = { ...loadConfig({ ...process.env, ...setup.env }), role: 'worker' as const };
 assertRoleRequirements(config);
 const logger = createLogger(config.logLevel);
 const service = await createService(config, {
   logger,
-  dev: options.dev ?? false,
-  startModelThreads: true,
-  ...(options.pgSchema && { storage: { pgSchema: options.pgSchema } }),
-  ...(options.engine && { engine: options.engine }),
-  ...(options.modelThreadResourceLimits && { modelThreadResourceLimits: options.modelThreadResourceLimits }),
+  dev: setup.dev ?? false,
+  ...(setup.engine && { engine: setup.engine }),
+  ...(setup.modelThreadResourceLimits && { modelThreadResourceLimits: setup.modelThreadResourceLimits }),
 });
 onShutdownSignal(() => service.close());
 process.stdout.write('worker ready\n');
+
+async function setupLine(): Promise<TestWorkerSetup | undefined> {
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    lines.close();
+    return JSON.parse(line) as TestWorkerSetup;
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import { ofType, postToolResult, toolResultBlocks, toolResultText, WEATHER_TOOL } from './tool-support.ts';
 
-describe('local_tool_call events', { timeout: 30_000 }, () => {
+describe('local_tool_call events', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });

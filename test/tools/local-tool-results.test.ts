@@ -10,7 +10,7 @@ import {
   WEATHER_TOOL,
 } from './tool-support.ts';
 
-describe('local tool results: the echo and what the model receives', { timeout: 30_000 }, () => {
+describe('local tool results: the echo and what the model receives', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
@@ -144,7 +144,7 @@ describe('local tool results: the echo and what the model receives', { timeout: 
 
 describe(
   'tool-result files on OpenAI Chat Completions (tool messages take text only)',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   () => {
     let fixture: RunFixture;
     before(async () => {

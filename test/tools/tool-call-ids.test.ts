@@ -9,7 +9,7 @@ import { postToolResult, WEATHER_TOOL } from './tool-support.ts';
 
 describe(
   'a provider that reuses tool-call ids across turns (call_0 every reply)',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   () => {
     let fixture: RunFixture;
     before(async () => {

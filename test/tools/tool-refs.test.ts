@@ -22,7 +22,7 @@ const NESTED_SCHEMA = {
 };
 const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} };
 
-describe('tool refs: what the model sees', { timeout: 30_000 }, () => {
+describe('tool refs: what the model sees', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages');
@@ -217,7 +217,7 @@ describe('tool refs: what the model sees', { timeout: 30_000 }, () => {
   });
 });
 
-describe('tool refs: validation at creation (400 invalid_request)', { timeout: 30_000 }, () => {
+describe('tool refs: validation at creation (400 invalid_request)', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages');

@@ -15,7 +15,7 @@ const echoes = (frames: readonly SseFrame[]) =>
 
 describe(
   'a worker restart while a run waits for a client tool result loses nothing',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   () => {
     let service: RestartableService;
     let fake: FakeProviderServer;

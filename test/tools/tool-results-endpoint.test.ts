@@ -21,7 +21,7 @@ const READ_TOOL = {
 };
 const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
 
-describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () => {
+describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });
@@ -191,7 +191,7 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
     await answerValidly(run);
   });
 
-  it('404 unknown_tool_use for a second answer to one call while the run is still going (read-only batch)', async () => {
+  it('404 unknown_tool_use for a second answer to one call while the run is still going (read-only batch), also on another API replica', async () => {
     fixture.fake.enqueue(
       {
         toolCalls: [
@@ -207,7 +207,19 @@ describe('POST {ws}/agent-runs/{runId}/tool-results', { timeout: 30_000 }, () =>
     const again = await post(run.runId, { toolUseId: 'r1', result: 'second answer' });
     assert.equal(again.status, 404);
     assert.equal(again.body.error, 'unknown_tool_use');
-    assert.equal((await post(run.runId, { toolUseId: 'r2', result: 'r2 answer' })).status, 200);
+    // The answers are stored, not held by the replica that took them: another one knows r1 is answered.
+    const other = await fixture.server.otherReplica();
+    const elsewhere = await other.request('POST', `${fixture.ws}/agent-runs/${run.runId}/tool-results`, {
+      body: { toolUseId: 'r1', result: 'third answer' },
+      headers: fixture.headers,
+    });
+    assert.equal(elsewhere.status, 404);
+    assert.equal(elsewhere.body.error, 'unknown_tool_use');
+    const r2 = await other.request('POST', `${fixture.ws}/agent-runs/${run.runId}/tool-results`, {
+      body: { toolUseId: 'r2', result: 'r2 answer' },
+      headers: fixture.headers,
+    });
+    assert.equal(r2.status, 200);
     const frames = await run.ended;
     assert.equal(types(frames).at(-1), 'result');
     const echoed = ofType(frames, 'local_tool_result_in').filter(

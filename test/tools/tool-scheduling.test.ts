@@ -22,7 +22,7 @@ const callIds = (frames: readonly SseFrame[]) =>
 const isCall = (toolUseId: string) => (frame: SseFrame) =>
   frame.data.type === 'local_tool_call' && frame.data.data.toolUseId === toolUseId;
 
-describe('scheduling of client tool calls', { timeout: 30_000 }, () => {
+describe('scheduling of client tool calls', { timeout: 120_000 }, () => {
   let fixture: RunFixture;
   before(async () => {
     fixture = await startRunFixture('anthropic-messages', { engine: { shutdownGraceMs: 200 } });

@@ -10,6 +10,9 @@ export interface RunEventFollowerDeps {
   heartbeatMs: number;
 }
 
+/** Queued events past which a follower's reader counts as behind. */
+const FOLLOWER_QUEUE_BEHIND = 1000;
+
 /** One event of a run as a follower reads it. */
 export type FollowedRunEvent = RunEvent & { seq: number };
 
@@ -113,6 +116,11 @@ class RunEventFollower implements SseTransport {
   whenTaken(): void {
     if (this.#queue.length === 0) this.#sequencer.clientTook();
     else this.#tookPending = true;
+  }
+
+  /** Its reader takes events one at a time from a queue in memory: past this many, it reads the log instead. */
+  isBehind(): boolean {
+    return this.#queue.length > FOLLOWER_QUEUE_BEHIND;
   }
 
   end(): void {

@@ -18,6 +18,8 @@ export interface SseTransport {
   readAfter(afterSeq: number, limit: number): void;
   /** Asks to be told when the client has taken what was written so far. */
   whenTaken(): void;
+  /** The client is far behind on what was written (a slow reader, or a few large events at once). */
+  isBehind(): boolean;
   /** Writes what is queued and closes the stream. */
   end(): void;
 }
@@ -32,8 +34,11 @@ type Awaiting = 'replay_page' | 'client' | 'gap_fill' | undefined;
  * once the live subscription is up, replay `seq > cursor` from the log in
  * pages (the next one only once the client took the previous one), then
  * forward live events above the last seq sent (buffered during the catch-up;
- * a gap is filled from the log). Closes right after the terminal event, or at
- * once when resumed at or past the end of a run that had ended.
+ * a gap is filled from the log). A live subscriber that falls far behind goes
+ * back to reading the log at its own pace, so a slow client, or large events
+ * that arrive one by one, cost no memory beyond what it was already sent.
+ * Closes right after the terminal event, or at once when resumed at or past
+ * the end of a run that had ended.
  */
 export class SseSequencer {
   readonly #transport: SseTransport;
@@ -71,7 +76,13 @@ export class SseSequencer {
   liveEvent(event: PublishedEvent): void {
     if (this.#ended || event.seq <= this.#lastSent) return;
     if (this.#catchingUp) {
-      this.#live.push(event);
+      // Waiting for the client, nothing is read from the log: the next read, made later, finds the event.
+      if (this.#awaiting !== 'client') this.#live.push(event);
+      return;
+    }
+    if (this.#transport.isBehind()) {
+      this.#catchingUp = true;
+      this.#awaitClient();
       return;
     }
     if (event.seq !== this.#lastSent + 1) {
@@ -98,8 +109,7 @@ export class SseSequencer {
     } else if (events.length < REPLAY_PAGE) {
       this.#replayed();
     } else {
-      this.#awaiting = 'client';
-      this.#transport.whenTaken();
+      this.#awaitClient();
     }
   }
 
@@ -133,6 +143,11 @@ export class SseSequencer {
   /** Input: the stream is closed (client gone, or service shutdown): nothing more is sent or read. */
   close(): void {
     this.#ended = true;
+  }
+
+  #awaitClient(): void {
+    this.#awaiting = 'client';
+    this.#transport.whenTaken();
   }
 
   #catchUp(): void {

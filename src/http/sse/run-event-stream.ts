@@ -12,8 +12,8 @@ export interface RunEventStreamOptions {
 
 /** Replay reads the next page only once the client has taken the previous one down to this. */
 const REPLAY_BUFFERED_BYTES = 1024 * 1024;
-/** A live subscriber this far behind on earlier frames is disconnected; it can resume with Last-Event-ID. */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** A live subscriber this far behind reads the log at its own pace until it has caught up. */
+const BEHIND_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** A log read refused by an unreachable database is tried again this much later, the stream kept open. */
 const UNAVAILABLE_READ_RETRY_MS = 1000;
 
@@ -23,8 +23,7 @@ const UNAVAILABLE_READ_RETRY_MS = 1000;
  * the terminal event); this carries it out: the live subscription (the log is
  * followed while Redis cannot deliver live events), log reads (tried again
  * while the database is unreachable), frames of one loop turn in one write,
- * replay paced by the client, heartbeats, and letting a live subscriber that
- * falls too far behind go.
+ * replay paced by the client, and heartbeats.
  */
 export class RunEventStream implements SseTransport {
   readonly #response: ServerResponse;
@@ -131,15 +130,15 @@ export class RunEventStream implements SseTransport {
     response.on('close', done);
   }
 
+  isBehind(): boolean {
+    return this.#response.writableLength > BEHIND_BUFFERED_BYTES;
+  }
+
   #flush(): void {
     this.#flushScheduled = false;
     if (this.#pending === '' || this.#response.writableEnded) return;
-    // Replay paces itself (whenTaken); a live subscriber still this far behind on what it was sent
-    // before is let go (one large event alone never is).
-    const behind = this.#response.writableLength;
     this.#response.write(this.#pending);
     this.#pending = '';
-    if (!this.#sequencer.catchingUp && behind > MAX_BUFFERED_BYTES) this.#response.destroy();
   }
 
   #beat(): void {
