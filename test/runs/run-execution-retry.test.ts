@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { refuseEventInserts, type InsertRefusal } from '../support/refused-inserts.ts';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, textOf, type RunFixture } from '../support/run-fixture.ts';
 import { deferred } from '../support/waits.ts';
 
 describe('a run whose execution fails outside the agent', () => {
   let fixture: RunFixture;
-  const db = () => fixture.server.service.resources.storage.db;
+  let refusal: InsertRefusal | undefined;
   before(async () => {
     fixture = await startRunFixture('openai-chat', {
       engine: { executionRetry: { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 400 } },
@@ -16,12 +16,12 @@ describe('a run whose execution fails outside the agent', () => {
   after(() => fixture.close());
   afterEach(() => fixture.cleanUp());
   beforeEach(async () => {
-    // A real refusal by the database, for as long as the trigger exists: every `result` event.
-    await sql`drop trigger if exists refuse_results`.execute(db());
-    await sql`
-      create trigger refuse_results before insert on run_events when new.type = 'result'
-      begin select raise(abort, 'simulated outage'); end
-    `.execute(db());
+    // A real refusal by the database, until it is dropped: every `result` event.
+    refusal = await refuseEventInserts(
+      fixture.server.service.resources.storage,
+      'refuse_results',
+      "new.type = 'result'",
+    );
   });
 
   const assertOneTerminalAfterContiguousSeqs = (frames: Awaited<ReturnType<typeof readAll>>) => {
@@ -50,7 +50,7 @@ describe('a run whose execution fails outside the agent', () => {
       await watch.waitForType('assistant_delta');
       await fixture.fake.waitForRequests(2);
       assert.equal(watch.frames.at(-1)?.data.type, 'assistant_delta', 'no terminal event yet');
-      await sql`drop trigger refuse_results`.execute(db());
+      await refusal?.drop();
       storageBack.resolve();
       const frames = await watch.ended;
       assertOneTerminalAfterContiguousSeqs(frames);

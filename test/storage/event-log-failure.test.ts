@@ -1,48 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../../src/storage/database.ts';
-import type { Database } from '../../src/storage/schema.ts';
 import { ENGINES } from '../support/engines.ts';
+import { refuseEventInserts } from '../support/refused-inserts.ts';
 import { readAll } from '../support/sse-client.ts';
 import { startRunFixture, textOf, type RunFixture } from '../support/run-fixture.ts';
-
-/**
- * A real write failure in the database, what a dropped connection or a busy database does to one
- * commit: the insert of a run's fifth event, a delta, is refused; every other event is written. On
- * PostgreSQL the refusal comes after 100 ms, so the run's next deltas queue behind the failing commit.
- */
-async function refuseFifthDelta(engine: Engine, db: Kysely<Database>): Promise<void> {
-  if (engine === 'sqlite') {
-    await sql`
-      create trigger refuse_fifth_delta before insert on run_events
-      when new.seq = 5 and new.type = 'assistant_delta'
-      begin select raise(abort, 'simulated commit failure'); end
-    `.execute(db);
-    return;
-  }
-  await sql`
-    create function refuse_fifth_delta() returns trigger language plpgsql as $$
-    begin
-      if new.seq = 5 and new.type = 'assistant_delta' then
-        perform pg_sleep(0.1);
-        raise exception 'simulated commit failure';
-      end if;
-      return new;
-    end $$
-  `.execute(db);
-  await sql`
-    create trigger refuse_fifth_delta before insert on run_events
-    for each row execute function refuse_fifth_delta()
-  `.execute(db);
-}
 
 for (const engine of ENGINES) {
   describe(`a failed event-log commit on ${engine}`, () => {
     let fixture: RunFixture;
     before(async () => {
       fixture = await startRunFixture('openai-chat', { storageEngine: engine });
-      await refuseFifthDelta(engine, fixture.server.service.resources.storage.db);
+      // A real write failure, what a dropped connection or a busy database does to one commit: the
+      // insert of a run's fifth event, a delta, is refused; every other event is written. On
+      // PostgreSQL the refusal comes after 100 ms, so the run's next deltas queue behind the failing commit.
+      await refuseEventInserts(
+        fixture.server.service.resources.storage,
+        'refuse_fifth_delta',
+        "new.seq = 5 and new.type = 'assistant_delta'",
+        { pgDelaySeconds: 0.1 },
+      );
     });
     after(() => fixture.close());
     afterEach(() => fixture.cleanUp());
