@@ -288,31 +288,34 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       },
     };
     const app = await buildApp(resources, { logger: options.logger });
+    const close = async (): Promise<void> => {
+      // Readiness answers `503 stopping` from now on and streams end (their clients resume on
+      // another replica). The app keeps serving while runs in progress get a grace period, after
+      // which they are stopped where they are (another worker, or a restart, picks them up); then
+      // the app closes, the log is flushed and storage closed.
+      stopping.abort();
+      const grace = setTimeout(
+        () => shutdown.abort(),
+        options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+      );
+      await sweeper?.close();
+      await dispatcher.close();
+      await queue.close();
+      clearTimeout(grace);
+      await app.close();
+      await models?.close();
+      await writer.durable();
+      await redis?.close();
+      await storage.close();
+    };
+    let closing: Promise<void> | undefined;
     return {
       app,
       resources,
       queue,
       dispatcher,
-      close: async () => {
-        // Readiness answers `503 stopping` from now on and streams end (their clients resume on
-        // another replica). The app keeps serving while runs in progress get a grace period, after
-        // which they are stopped where they are (another worker, or a restart, picks them up); then
-        // the app closes, the log is flushed and storage closed.
-        stopping.abort();
-        const grace = setTimeout(
-          () => shutdown.abort(),
-          options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
-        );
-        await sweeper?.close();
-        await dispatcher.close();
-        await queue.close();
-        clearTimeout(grace);
-        await app.close();
-        await models?.close();
-        await writer.durable();
-        await redis?.close();
-        await storage.close();
-      },
+      // A second close (a signal after a programmatic stop) waits for the first.
+      close: () => (closing ??= close()),
     };
   } catch (error) {
     await models?.close();

@@ -301,77 +301,81 @@ describe(
   },
 );
 
-describe('agent-runs admin --url (against a running server)', () => {
-  let server: TestServer;
-  let dir: string;
-  let env: Record<string, string>;
-  const admin = (...args: string[]) => run(['admin', ...args, '--url', server.baseUrl], env);
+describe(
+  'agent-runs admin --url (against a running server)',
+  embeddedOnly('the CLI speaks the admin API, which admin-api covers on this deployment'),
+  () => {
+    let server: TestServer;
+    let dir: string;
+    let env: Record<string, string>;
+    const admin = (...args: string[]) => run(['admin', ...args, '--url', server.baseUrl], env);
 
-  before(async () => {
-    server = await startTestServer();
-    dir = mkdtempSync(join(tmpdir(), 'agent-runs-cli-url-'));
-    // DATABASE_URL points at an unused file: --url mode must not touch a local database.
-    env = { DATABASE_URL: `sqlite:${join(dir, 'unused.db')}`, AGENT_RUNS_ADMIN_TOKEN: server.adminToken };
-  });
-  after(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('creates a workspace and a key on the server, lists keys without the key, and the key works', async () => {
-    const workspace = json(await admin('workspaces', 'create', '--slug', 'remote', '--json'));
-    assert.equal(workspace.slug, 'remote');
-    assert.equal((await server.admin('GET', '/workspaces/remote')).body.id, workspace.id);
-
-    const created = json(await admin('api-keys', 'create', 'remote', '--json'));
-    assert.match(created.key, /^svc_/);
-    const listed = await admin('api-keys', 'list', 'remote', '--json');
-    assert.ok(!listed.stdout.includes(created.key));
-    assert.ok(json(listed).apiKeys.some((apiKey: { id: string }) => apiKey.id === created.id));
-
-    const models = await server.request('GET', '/api/v1/workspaces/remote/models', {
-      headers: bearer(created.key),
+    before(async () => {
+      server = await startTestServer();
+      dir = mkdtempSync(join(tmpdir(), 'agent-runs-cli-url-'));
+      // DATABASE_URL points at an unused file: --url mode must not touch a local database.
+      env = { DATABASE_URL: `sqlite:${join(dir, 'unused.db')}`, AGENT_RUNS_ADMIN_TOKEN: server.adminToken };
     });
-    assert.equal(models.status, 200);
-
-    const deleted = await admin('api-keys', 'delete', 'remote', created.id);
-    assert.equal(deleted.code, 0, deleted.stderr);
-    assert.match(deleted.stdout, /DELETE \/admin\/v1\/workspaces\/remote\/api-keys\/\S+ → 204/);
-    assert.equal(
-      (await server.request('GET', '/api/v1/workspaces/remote/models', { headers: bearer(created.key) }))
-        .status,
-      401,
-    );
-  });
-
-  it('bad input exits 1 with the 400 body on stderr', async () => {
-    const result = await admin('workspaces', 'create', '--slug', '-bad-');
-    assert.equal(result.code, 1);
-    assert.match(result.stderr, /→ 400/);
-    assert.match(result.stderr, /"error": "invalid_request"/);
-  });
-
-  it('a wrong admin token exits 1 with the 401 body', async () => {
-    const result = await run(['admin', 'workspaces', 'list', '--url', server.baseUrl], {
-      ...env,
-      AGENT_RUNS_ADMIN_TOKEN: 'not-the-admin-token-at-all',
+    after(async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
     });
-    assert.equal(result.code, 1);
-    assert.match(result.stderr, /→ 401/);
-    assert.match(result.stderr, /"error": "unauthorized"/);
-  });
 
-  it('--url without AGENT_RUNS_ADMIN_TOKEN is a usage error: exit 2 naming the variable', async () => {
-    const result = await run(['admin', 'workspaces', 'list', '--url', server.baseUrl], {
-      DATABASE_URL: env.DATABASE_URL ?? '',
+    it('creates a workspace and a key on the server, lists keys without the key, and the key works', async () => {
+      const workspace = json(await admin('workspaces', 'create', '--slug', 'remote', '--json'));
+      assert.equal(workspace.slug, 'remote');
+      assert.equal((await server.admin('GET', '/workspaces/remote')).body.id, workspace.id);
+
+      const created = json(await admin('api-keys', 'create', 'remote', '--json'));
+      assert.match(created.key, /^svc_/);
+      const listed = await admin('api-keys', 'list', 'remote', '--json');
+      assert.ok(!listed.stdout.includes(created.key));
+      assert.ok(json(listed).apiKeys.some((apiKey: { id: string }) => apiKey.id === created.id));
+
+      const models = await server.request('GET', '/api/v1/workspaces/remote/models', {
+        headers: bearer(created.key),
+      });
+      assert.equal(models.status, 200);
+
+      const deleted = await admin('api-keys', 'delete', 'remote', created.id);
+      assert.equal(deleted.code, 0, deleted.stderr);
+      assert.match(deleted.stdout, /DELETE \/admin\/v1\/workspaces\/remote\/api-keys\/\S+ → 204/);
+      assert.equal(
+        (await server.request('GET', '/api/v1/workspaces/remote/models', { headers: bearer(created.key) }))
+          .status,
+        401,
+      );
     });
-    assert.equal(result.code, 2);
-    assert.match(result.stderr, /AGENT_RUNS_ADMIN_TOKEN/);
-  });
 
-  it('--url to a server that is not there exits non-zero with an error on stderr', async () => {
-    const result = await run(['admin', 'workspaces', 'list', '--url', 'http://127.0.0.1:9'], env);
-    assert.notEqual(result.code, 0);
-    assert.ok(result.stderr.length > 0);
-  });
-});
+    it('bad input exits 1 with the 400 body on stderr', async () => {
+      const result = await admin('workspaces', 'create', '--slug', '-bad-');
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /→ 400/);
+      assert.match(result.stderr, /"error": "invalid_request"/);
+    });
+
+    it('a wrong admin token exits 1 with the 401 body', async () => {
+      const result = await run(['admin', 'workspaces', 'list', '--url', server.baseUrl], {
+        ...env,
+        AGENT_RUNS_ADMIN_TOKEN: 'not-the-admin-token-at-all',
+      });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /→ 401/);
+      assert.match(result.stderr, /"error": "unauthorized"/);
+    });
+
+    it('--url without AGENT_RUNS_ADMIN_TOKEN is a usage error: exit 2 naming the variable', async () => {
+      const result = await run(['admin', 'workspaces', 'list', '--url', server.baseUrl], {
+        DATABASE_URL: env.DATABASE_URL ?? '',
+      });
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /AGENT_RUNS_ADMIN_TOKEN/);
+    });
+
+    it('--url to a server that is not there exits non-zero with an error on stderr', async () => {
+      const result = await run(['admin', 'workspaces', 'list', '--url', 'http://127.0.0.1:9'], env);
+      assert.notEqual(result.code, 0);
+      assert.ok(result.stderr.length > 0);
+    });
+  },
+);

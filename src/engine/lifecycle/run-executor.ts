@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { isStoreUnavailable, type StoreUnavailableError } from '../../domain/errors.ts';
+import { isStoreUnavailable } from '../../domain/errors.ts';
 import type { Run } from '../../domain/run.ts';
 import { isTerminalEventType } from '../../domain/run-events.ts';
 import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { EventLogWriter } from '../log/event-log-writer.ts';
 import { RunEmitter } from '../log/run-emitter.ts';
-import { EventLogFailure, RunCancelled, ServiceShutdown } from '../loop/abort-reasons.ts';
+import { EventLogFailure, RunCancelled, ServiceShutdown, storeOutageOf } from '../loop/abort-reasons.ts';
 import type { ControlPipeline } from '../loop/control-pipeline.ts';
 import { backoffDelayMs, type RetryPolicy } from '../loop/retry-policy.ts';
 import { sessionTurnItems } from '../loop/session-turns.ts';
@@ -344,9 +344,4 @@ export function sessionEnd(
 async function endWithError(emitter: RunEmitter, run: Run, failure: RunFailure): Promise<void> {
   const terminal = errorBeforeAnyTurn(failure, run.spec);
   await emitter.end(terminal, sessionEnd(run, terminal, []));
-}
-
-/** A failed event-log commit that says the store is unreachable. */
-function storeOutageOf(failure: unknown): StoreUnavailableError | undefined {
-  return isStoreUnavailable(failure) ? failure : undefined;
 }

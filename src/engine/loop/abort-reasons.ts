@@ -1,3 +1,5 @@
+import { isStoreUnavailable, type StoreUnavailableError } from '../../domain/errors.ts';
+
 /** Abort reason when the run was cancelled by a client. */
 export class RunCancelled extends Error {
   override name = 'RunCancelled';
@@ -20,4 +22,11 @@ export class ServiceShutdown extends Error {
   constructor() {
     super('service shutting down');
   }
+}
+
+/** The store failure behind a stop, if a store failure it was: the failure itself, or the event-log commit it made fail. */
+export function storeOutageOf(error: unknown): StoreUnavailableError | undefined {
+  if (isStoreUnavailable(error)) return error;
+  if (error instanceof EventLogFailure && isStoreUnavailable(error.cause)) return error.cause;
+  return undefined;
 }

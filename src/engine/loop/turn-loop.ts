@@ -10,8 +10,8 @@ import type { LoopStart } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import { planRound, runRound, type RoundOutcome, type RoundPlan } from '../tools/tool-round.ts';
 import type { LoggedRound } from '../takeover/logged-round.ts';
-import { isStoreUnavailable, type StoreUnavailableError } from '../../domain/errors.ts';
-import { EventLogFailure, RunCancelled } from './abort-reasons.ts';
+import type { StoreUnavailableError } from '../../domain/errors.ts';
+import { RunCancelled, storeOutageOf } from './abort-reasons.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
 import { isUnexpectedStop, terminalEventFor, type LoopOutcome } from './loop-outcome.ts';
 import { ModelTurnCaller, type ModelTurnCallerDeps } from './model-turn-caller.ts';
@@ -281,11 +281,4 @@ export class TurnLoop {
   #throwIfAborted(): void {
     if (this.#signals.abort.aborted) throw this.#signals.abort.reason;
   }
-}
-
-/** The store failure behind a stop: the failure itself, or the event-log commit it made fail. */
-function storeOutageOf(error: unknown): StoreUnavailableError | undefined {
-  if (isStoreUnavailable(error)) return error;
-  if (error instanceof EventLogFailure && isStoreUnavailable(error.cause)) return error.cause;
-  return undefined;
 }
