@@ -32,11 +32,13 @@ function brokenLink(file: MarkdownFile, target: string): string | undefined {
   }
   const [pathPart = '', anchor] = target.split('#', 2);
   if (pathPart.startsWith('/')) return 'is absolute: link relative to the file';
-  const resolved = pathPart === '' ? join(REPO, file.path) : normalize(join(REPO, dirname(file.path), pathPart));
+  const resolved =
+    pathPart === '' ? join(REPO, file.path) : normalize(join(REPO, dirname(file.path), pathPart));
   if (!(resolved + sep).startsWith(REPO) && resolved !== REPO.slice(0, -1)) return 'leaves the repository';
   if (!existsSync(resolved)) return `names ${repoRelative(resolved)}, which does not exist`;
   if (anchor === undefined) return undefined;
-  if (statSync(resolved).isDirectory() || !resolved.endsWith('.md')) return 'has an anchor into a non-Markdown file';
+  if (statSync(resolved).isDirectory() || !resolved.endsWith('.md'))
+    return 'has an anchor into a non-Markdown file';
   const path = repoRelative(resolved);
   return anchorsOf(path).has(decodeURIComponent(anchor)) ? undefined : `names no heading of ${path}`;
 }
