@@ -59,7 +59,7 @@ export function idleTable(idle: IdleResult): string {
   return `${idle.requested} idle SSE subscribers on ${idle.runs} runs held at the provider\n${rows.map((row) => `  ${row}`).join('\n')}`;
 }
 
-/** The idle-subscriber table for the README. */
+/** The idle-subscriber table for docs/performance.md. */
 export function idleMarkdown(idle: IdleResult): string[] {
   return [
     '| idle SSE subscribers | connected | RSS per subscriber KB (after GC) | service CPU idle ms/s with / without | CPU per heartbeat round ms (per subscriber µs) | busiest second ms | heartbeats received / expected | CPU taken by other processes |',

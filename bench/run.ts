@@ -242,7 +242,7 @@ try {
     if (profileText) process.stderr.write(`${profileText}\n`);
   } else {
     out(`\ntargets:\n${targetsTable(checks)}`);
-    out(`\nmarkdown (for the README):\n\n${table}\n`);
+    out(`\nmarkdown (for docs/performance.md):\n\n${table}\n`);
     if (profileText) out(`\n${profileText}\n`);
   }
 } finally {

@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parseArgs as parseAdminArgs, toAdminRequest } from '../../src/cli/admin-command.ts';
 import { generateOpenApiDocument, OPENAPI_USAGE } from '../../src/cli/openapi.ts';
 import { REPO } from './markdown.ts';
@@ -40,9 +41,12 @@ function filesUnder(dir: string): string[] {
 }
 
 export async function gatherFacts(): Promise<CommandFacts> {
-  const help = execFileSync(process.execPath, [join(REPO, 'src/cli/main.ts'), '--help'], {
+  // The CLI's own --help, in its own process while the OpenAPI document is built in this one.
+  const helpRun = promisify(execFile)(process.execPath, [join(REPO, 'src/cli/main.ts'), '--help'], {
     encoding: 'utf8',
   });
+  const document = await generateOpenApiDocument();
+  const help = (await helpRun).stdout;
   const commandsSection = help.slice(help.indexOf('commands:'));
   const cliCommands = new Set(
     [...commandsSection.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1] ?? ''),
@@ -68,7 +72,6 @@ export async function gatherFacts(): Promise<CommandFacts> {
   const benchFlags = new Set(
     [...benchOptions.matchAll(/^ {4}'?([a-z][a-z-]*)'?: \{ type:/gm)].map((match) => match[1] ?? ''),
   );
-  const document = await generateOpenApiDocument();
   const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
   const operations = Object.entries(paths).flatMap(([path, item]) =>
     Object.keys(item)
