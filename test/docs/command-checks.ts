@@ -112,9 +112,12 @@ export function commandProblem(command: ShellCommand, facts: CommandFacts): stri
     case 'npm':
       return npmProblem(args, facts);
     case 'npx':
-      return args[0] === 'agent-runs'
-        ? cliProblem(args.slice(1), facts)
-        : `runs npx ${args[0] ?? ''}, unknown here`;
+      if (args[0] === 'agent-runs') return cliProblem(args.slice(1), facts);
+      return existsSync(join(REPO, 'node_modules/.bin', args[0] ?? ''))
+        ? undefined
+        : `runs npx ${args[0] ?? ''}, which no installed package provides`;
+    case 'agent-runs':
+      return cliProblem(args, facts);
     case 'node':
       return nodeProblem(args);
     case 'curl':
@@ -152,6 +155,8 @@ function npmProblem(args: readonly string[], facts: CommandFacts): string | unde
 function cliProblem(args: readonly string[], facts: CommandFacts): string | undefined {
   const [command, ...rest] = args;
   if (!command || !facts.cliCommands.has(command)) return `agent-runs has no command ${command ?? ''}`;
+  // Both print their usage for --help before parsing anything else (src/cli/admin.ts, openapi.ts).
+  if ((command === 'admin' || command === 'openapi') && rest.includes('--help')) return undefined;
   if (command === 'admin') {
     try {
       toAdminRequest(parseAdminArgs(rest));

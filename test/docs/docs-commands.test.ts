@@ -4,6 +4,19 @@ import { commandProblem, gatherFacts, type CommandFacts } from './command-checks
 import { documentationFiles, readMarkdown, withoutCodeSpans } from './markdown.ts';
 import { shellCommands } from './shell-commands.ts';
 
+/**
+ * Code spans of the prose that are whole commands: `npm run build -w …`, `npx agent-runs migrate`,
+ * `agent-runs dev`, `node bench/session-list.ts`. Spans with usage notation (`[--flag]`, `…`) or
+ * naming a command without arguments (`npm run`, `npx agent-runs`) are references, not commands.
+ * Decision records are history: the commands they cite may be gone.
+ */
+function inlineCommands(prose: string): string[] {
+  return [...prose.matchAll(/(`+)([\s\S]*?)\1/g)]
+    .map((match) => (match[2] ?? '').replace(/\s+/g, ' ').trim())
+    .filter((code) => /^(npm (run|test|start|install|ci)|npx|node|agent-runs)( |$)/.test(code))
+    .filter((code) => !/[…[]/.test(code) && !/^(npm run|npx agent-runs|npx|node|agent-runs)$/.test(code));
+}
+
 const SHELL = new Set(['sh', 'bash', 'shell']);
 /** Block languages that hold no command to run: code read by the reader, outputs, diagrams. */
 const NOT_COMMANDS = new Set(['ts', 'js', 'json', 'text']);
@@ -31,6 +44,22 @@ describe('the docs: commands', () => {
     }
     assert.deepEqual(problems, []);
     assert.ok(checked > 20, `only ${checked} commands found: is the block parser broken?`);
+  });
+
+  it('every command written inline in the prose is one the code accepts', () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const path of documentationFiles().filter((file) => !/^docs\/(decisions|spec)\//.test(file))) {
+      for (const span of inlineCommands(readMarkdown(path).prose)) {
+        for (const command of shellCommands(span)) {
+          checked++;
+          const problem = commandProblem(command, facts);
+          if (problem) problems.push(`${path}: \`${span}\`\n  ${problem}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(checked > 20, `only ${checked} inline commands found`);
   });
 
   it('every code block says its language, and only shell blocks hold commands', () => {
