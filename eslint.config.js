@@ -14,4 +14,29 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Type-aware rules, typed by tsconfig.json (its `include` covers every TypeScript folder linted here).
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test awaits the suites and tests it registers: their returned promises are its own.
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'it', 'suite', 'test'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      // A `default` is a deliberate "everything else" (SDK stream parts, peer task states, error codes
+      // mapped to a fallback); a switch without one must name every member of the union.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
 );

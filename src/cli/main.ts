@@ -55,7 +55,7 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     const known = error instanceof ConfigError || error instanceof UsageError;
     process.stderr.write(
-      `agent-runs: ${known ? (error as Error).message : ((error as Error)?.stack ?? String(error))}\n`,
+      `agent-runs: ${known ? error.message : ((error as Error)?.stack ?? String(error))}\n`,
     );
     process.exitCode = known ? 2 : 1;
   },

@@ -94,7 +94,7 @@ export class RunToolCatalog implements ToolCatalog {
       tools,
       handlers,
       close: async () => {
-        await Promise.allSettled(expanded.map((entry) => entry.close?.()));
+        await Promise.allSettled(expanded.map(async (entry) => entry.close?.()));
       },
     };
   }

@@ -287,7 +287,7 @@ describe('ControlPipeline.onReasoning: any abort wins', () => {
         },
       },
     ]);
-    pipeline.onReasoning(progress);
+    void pipeline.onReasoning(progress);
     assert.deepEqual(seen, [{ turn: 0, chars: 120, ms: 40 }]);
   });
 });

@@ -128,9 +128,9 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 describe('the event-log writer', () => {
   it('commits the appends of one event-loop turn in one store.append call, one batch per run', async () => {
     const { store, writer } = setup();
-    writer.append('a', 1, 'assistant_delta', { text: 'x' });
-    writer.append('b', 1, 'assistant_delta', { text: 'y' }, { attempt: 3 });
-    writer.append('a', 2, 'cancelled', USAGE, { outcome: OUTCOME });
+    void writer.append('a', 1, 'assistant_delta', { text: 'x' });
+    void writer.append('b', 1, 'assistant_delta', { text: 'y' }, { attempt: 3 });
+    void writer.append('a', 2, 'cancelled', USAGE, { outcome: OUTCOME });
     assert.equal(store.appendCalls, 0, 'nothing is written before the turn ends');
     await nextTurn();
     assert.equal(store.appendCalls, 1);
@@ -152,11 +152,11 @@ describe('the event-log writer', () => {
 
   it('publishes only after the commit resolves, in seq order', async () => {
     const { store, bus, writer } = setup();
-    writer.append('a', 1, 'assistant_delta', { text: '1' });
-    writer.append('a', 2, 'assistant_delta', { text: '2' });
+    void writer.append('a', 1, 'assistant_delta', { text: '1' });
+    void writer.append('a', 2, 'assistant_delta', { text: '2' });
     await nextTurn();
     assert.deepEqual(bus.published, [], 'not published while the commit is in flight');
-    writer.append('a', 3, 'assistant_delta', { text: '3' });
+    void writer.append('a', 3, 'assistant_delta', { text: '3' });
     await nextTurn();
     store.settleNext();
     await nextTurn();
@@ -171,11 +171,11 @@ describe('the event-log writer', () => {
 
   it('commits strictly one after the other: the next commit starts only when the one in flight is done', async () => {
     const { store, writer } = setup();
-    writer.append('a', 1, 'assistant_delta', { text: '1' });
+    void writer.append('a', 1, 'assistant_delta', { text: '1' });
     await nextTurn();
-    writer.append('a', 2, 'assistant_delta', { text: '2' });
+    void writer.append('a', 2, 'assistant_delta', { text: '2' });
     await nextTurn();
-    writer.append('b', 1, 'assistant_delta', { text: '1' });
+    void writer.append('b', 1, 'assistant_delta', { text: '1' });
     await nextTurn();
     assert.equal(store.appendCalls, 1);
     store.settleNext();
@@ -195,7 +195,7 @@ describe('the event-log writer', () => {
     const first = writer.append('a', 1, 'assistant_delta', { text: '1' });
     await nextTurn();
     const second = writer.append('a', 2, 'assistant_delta', { text: '2' });
-    writer.append('b', 1, 'assistant_delta', { text: 'other run' });
+    void writer.append('b', 1, 'assistant_delta', { text: 'other run' });
     await nextTurn();
     store.settleNext(new Error('disk full'));
     await assert.rejects(first, /disk full/);
@@ -222,7 +222,7 @@ describe('the event-log writer', () => {
     void writer.append('a', 1, 'assistant_delta', { text: '1' });
     await nextTurn();
     void writer.append('a', 2, 'assistant_delta', { text: '2' });
-    writer.append('b', 1, 'assistant_delta', { text: 'other run' });
+    void writer.append('b', 1, 'assistant_delta', { text: 'other run' });
     await nextTurn();
     store.settleNext(new Error('lost connection'));
     await nextTurn();
@@ -245,7 +245,7 @@ describe('the event-log writer', () => {
     const { store, bus, writer } = setup();
     store.fenced.add('a');
     const committed = writer.append('a', 5, 'assistant_delta', { text: 'stale attempt' }, { attempt: 1 });
-    writer.append('b', 1, 'assistant_delta', { text: 'owner' });
+    void writer.append('b', 1, 'assistant_delta', { text: 'owner' });
     await nextTurn();
     store.settleNext();
     assert.deepEqual(await committed, new Set(['a']));
@@ -256,9 +256,9 @@ describe('the event-log writer', () => {
   it('durable() resolves once everything appended so far is committed and published', async () => {
     const { store, bus, writer } = setup();
     assert.equal(await settled(writer.durable()), true, 'nothing appended: durable at once');
-    writer.append('a', 1, 'assistant_delta', { text: '1' });
+    void writer.append('a', 1, 'assistant_delta', { text: '1' });
     await nextTurn();
-    writer.append('a', 2, 'assistant_delta', { text: '2' });
+    void writer.append('a', 2, 'assistant_delta', { text: '2' });
     const durable = writer.durable();
     await nextTurn();
     store.settleNext();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelMessage } from 'ai';
-import type { RunEvent, SupervisorData } from '../../src/domain/run-events.ts';
+import type { RunEvent } from '../../src/domain/run-events.ts';
 import type { TokenUsage } from '../../src/domain/usage.ts';
 import { FINALIZE_MESSAGE, redirectMessage } from '../../src/engine/controls/supervisor/steering-messages.ts';
 import { supervisor, type SupervisorDeps } from '../../src/engine/controls/supervisor/supervisor-control.ts';
@@ -101,8 +101,7 @@ function harness(config: Partial<SupervisorConfig>, answers: Answer[], deps: Par
       }),
     /** A turn that ends without a tool round (cut, or with a rejected final answer). */
     skipTurn: () => void (turn += 1),
-    supervisorEvents: () =>
-      events.flatMap((event) => (event.type === 'supervisor' ? [event.data as SupervisorData] : [])),
+    supervisorEvents: () => events.flatMap((event) => (event.type === 'supervisor' ? [event.data] : [])),
   };
 }
 

@@ -379,7 +379,7 @@ describe('the plan control at its decision points', () => {
   it('snapshot and restore keep the planId, the revision and the rejections: a takeover continues the same plan', () => {
     const before = controlFor('required');
     const [created] = update(before, TWO_STEPS).events;
-    before.beforeTurn({ turn: 0, emit: () => {} });
+    void before.beforeTurn({ turn: 0, emit: () => {} });
     assert.notEqual(before.beforeFinish(final()), 'accept');
     const state = JSON.parse(JSON.stringify(before.snapshot())) as TaskPlanState;
 

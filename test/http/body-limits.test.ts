@@ -146,7 +146,7 @@ async function sendWithFetch(
       method,
       headers: { ...headers, 'content-type': 'application/json' },
       ...(framing === 'content-length' ? { body } : { body: streamed, duplex: 'half' }),
-    } as RequestInit);
+    });
     return { status: response.status, body: parseJson(Buffer.from(await response.arrayBuffer())) };
   } catch (error) {
     return { error: errorCode(error) };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { OAUTH_SCOPE_NAMES, type OAuthScope } from '../../src/domain/oauth-scopes.ts';
+import { OAUTH_SCOPE_NAMES } from '../../src/domain/oauth-scopes.ts';
 import { createOAuthFixture, obtainTokens, type OAuthFixture } from '../support/oauth-flow.ts';
 import { bearer, startTestServer, type TestServer } from '../support/test-server.ts';
 import type { OpenApiJson } from './document-conformance.ts';
@@ -106,7 +106,7 @@ describe('the security the document lists is the one the routes enforce', { time
 
   it('the documented scopes are the OAuth scopes of the service, every one used by some route', () => {
     const used = new Set(operations.flatMap((operation) => operation.scopes ?? []));
-    assert.deepEqual([...used].sort(), [...OAUTH_SCOPE_NAMES].sort() as OAuthScope[]);
+    assert.deepEqual([...used].sort(), [...OAUTH_SCOPE_NAMES].sort());
   });
 
   it('an operation documenting a security scheme answers 401 without a credential; one documenting none does not', async () => {

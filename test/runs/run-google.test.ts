@@ -70,7 +70,7 @@ describe('Google Generative AI protocol through a run', { timeout: 120_000 }, ()
     const body = bodyOf(request);
     assert.deepEqual(body.systemInstruction, { parts: [{ text: 'You are terse.' }] });
     assert.ok(
-      !body.contents.some((content) => (content.role as string) === 'system'),
+      !body.contents.some((content) => content.role === 'system'),
       'the system prompt is not a content',
     );
     assert.deepEqual(body.contents.at(-1), { role: 'user', parts: [{ text: 'hi' }] });

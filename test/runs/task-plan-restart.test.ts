@@ -34,7 +34,7 @@ describe('a seeded plan survives a takeover before the first tool round', { time
     await service.fake.waitForRequests(1);
     const second = await service.restart();
     const frames = await readAll(service.streamUrl(second, watch.runId), service.headers);
-    const types = frames.map((frame) => frame.data.type as string);
+    const types = frames.map((frame) => frame.data.type);
     assert.equal(types.at(-1), 'result', types.join(','));
     assert.equal(types.filter((type) => type === 'task_plan').length, 1, 'the seeded plan is announced once');
     assert.equal(frames.at(-1)?.data.data.text, 'Planned and done.');
@@ -79,7 +79,7 @@ describe('a seeded plan survives a takeover before the first tool round', { time
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
     const frames = await readAll(service.streamUrl(second, watch.runId), service.headers);
 
-    const types = frames.map((frame) => frame.data.type as string);
+    const types = frames.map((frame) => frame.data.type);
     assert.equal(types.at(-1), 'result', types.join(','));
     assert.equal(frames.at(-1)?.data.data.text, 'Found it.');
     assert.equal(types.filter((type) => type === 'task_plan').length, 1, 'the plan update is announced once');

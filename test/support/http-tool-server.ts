@@ -37,7 +37,7 @@ export async function startHttpToolServer(): Promise<HttpToolServer> {
   const notify = () => {
     for (const waiter of [...waiters]) waiter();
   };
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request: ToolRequest = {
@@ -59,7 +59,9 @@ export async function startHttpToolServer(): Promise<HttpToolServer> {
       return;
     }
     await answer(request, res);
-  });
+  };
+  // A handler that fails is an unhandled rejection, which node:test reports as a failure.
+  const server = createServer((req, res) => void handle(req, res));
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;

@@ -100,7 +100,7 @@ export function resolvedMockModel(vendorModelId: string): ResolvedModel {
 }
 
 export function parseEvent(event: SerializedRunEvent): LoggedEvent {
-  return { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) } as LoggedEvent;
+  return { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) };
 }
 
 /** Rejects naming `what` when `promise` has not settled within the suite's wait cap. */

@@ -6,7 +6,7 @@ import { readAll, type SseFrame } from '../support/sse-client.ts';
 import type { TestServer } from '../support/test-server.ts';
 import { ofType, toolResultBlocks, toolResultText, WEATHER_TOOL } from './tool-support.ts';
 
-const types = (frames: readonly SseFrame[]) => frames.map((frame) => frame.data.type as string);
+const types = (frames: readonly SseFrame[]) => frames.map((frame) => frame.data.type);
 
 describe(
   'exactly once: a server-resolved call is never executed again after a restart',

@@ -86,6 +86,9 @@ function show(event: RunEvent): void {
     case 'local_tool_result_in':
       process.stdout.write(`[${event.data.isError ? 'tool error' : 'tool result'}: ${event.data.output}]\n`);
       break;
+    default:
+      // The other events are not shown: the terminal one comes back as the send's outcome.
+      break;
   }
 }
 

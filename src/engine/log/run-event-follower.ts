@@ -36,7 +36,7 @@ export async function* followRunEvents(
   try {
     await follower.start();
     for (let event = await follower.next(); event !== undefined; event = await follower.next()) {
-      yield { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) } as FollowedRunEvent;
+      yield { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) };
     }
   } finally {
     signal.removeEventListener('abort', abort);

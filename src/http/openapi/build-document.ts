@@ -74,8 +74,8 @@ function finishParameters(document: OpenApiDocument, routes: readonly CollectedR
     if (!operation?.parameters) continue;
     const { description } = route;
     const fields: Record<string, Record<string, z.ZodType>> = {
-      query: description?.query ? (objectOf(description.query).shape as Record<string, z.ZodType>) : {},
-      header: description?.headers ? (objectOf(description.headers).shape as Record<string, z.ZodType>) : {},
+      query: description?.query ? objectOf(description.query).shape : {},
+      header: description?.headers ? objectOf(description.headers).shape : {},
     };
     for (const parameter of operation.parameters) {
       const schema = fields[parameter.in]?.[parameter.name];

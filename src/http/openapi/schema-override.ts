@@ -34,7 +34,7 @@ function convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...converted } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
-    override: (inner) => overrideSchema({ ...inner, io } as ZodOpenApiOverrideContext),
+    override: (inner) => overrideSchema({ ...inner, io }),
   }) as JsonSchema;
   return converted;
 }

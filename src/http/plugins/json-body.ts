@@ -20,7 +20,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, (error, parsed) => {
+    // Fastify's default parser answers through the callback (its type also allows the promise form).
+    void parseJson(request, text, (error, parsed) => {
       if (error) done(error, undefined);
       else if (nestedDeeperThan(parsed, MAX_JSON_DEPTH))
         done(new InvalidRequestError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);

@@ -38,7 +38,7 @@ export function scalarOrObject<S extends z.ZodType, O extends z.ZodType>(
   const schema = z.unknown().transform((value, ctx): z.output<S> | z.output<O> => {
     const isObject = isPlainObject(value);
     const parsed = (isObject ? object : scalar).safeParse(value);
-    if (parsed.success) return parsed.data as z.output<S> | z.output<O>;
+    if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues) {
       ctx.addIssue({ code: 'custom', message: isObject ? issue.message : error, path: issue.path });
     }

@@ -82,7 +82,7 @@ function isToolCallDelta(call: unknown): boolean {
   const extra = call.extra_content;
   if (extra == null) return true;
   if (!isRecord(extra) || !nullishRecord(extra.google)) return false;
-  return extra.google == null || nullishOr((extra.google as Json).thought_signature, 'string');
+  return extra.google == null || nullishOr(extra.google.thought_signature, 'string');
 }
 
 function isUsage(usage: unknown): boolean {
@@ -93,9 +93,9 @@ function isUsage(usage: unknown): boolean {
   const prompt = usage.prompt_tokens_details;
   const completion = usage.completion_tokens_details;
   if (!nullishRecord(prompt) || !nullishRecord(completion)) return false;
-  if (prompt != null && !nullishOr((prompt as Json).cached_tokens, 'number')) return false;
+  if (prompt != null && !nullishOr(prompt.cached_tokens, 'number')) return false;
   if (completion == null) return true;
-  const details = completion as Json;
+  const details = completion;
   return ['reasoning_tokens', 'accepted_prediction_tokens', 'rejected_prediction_tokens'].every((key) =>
     nullishOr(details[key], 'number'),
   );

@@ -66,11 +66,11 @@ export async function chatRequest(call: ModelCall, abortSignal: AbortSignal): Pr
     ...(call.responseFormat && {
       responseFormat: {
         type: 'json',
-        schema: (await jsonSchema(call.responseFormat.schema as JSONSchema7).jsonSchema) as JSONSchema7,
+        schema: await jsonSchema(call.responseFormat.schema as JSONSchema7).jsonSchema,
         name: call.responseFormat.name,
       },
     }),
-    ...(reasoning.providerOptions && { providerOptions: reasoning.providerOptions as never }),
+    ...(reasoning.providerOptions && { providerOptions: reasoning.providerOptions }),
     ...(reasoning.reasoning && { reasoning: reasoning.reasoning }),
     abortSignal,
   });

@@ -174,7 +174,7 @@ export class ChatTurnAssembler {
     this.#reasoningPart = undefined;
     if (!this.#textPart) {
       this.#textPart = { type: 'text', text: '' };
-      this.#content.push(this.#textPart as Content);
+      this.#content.push(this.#textPart);
     }
     this.#textPart.text += text;
     this.#text += text;
@@ -186,7 +186,7 @@ export class ChatTurnAssembler {
     this.#textPart = undefined;
     if (!this.#reasoningPart) {
       this.#reasoningPart = { type: 'reasoning', text: '' };
-      this.#content.push(this.#reasoningPart as Content);
+      this.#content.push(this.#reasoningPart);
     }
     this.#reasoningPart.text += text;
     if (this.#request.streamThinking) {
@@ -214,8 +214,7 @@ export class ChatTurnAssembler {
     const name = delta.function.name;
     if (name == null) return;
     const forwarded: ToolCallDelta = { index, id: pending.id, function: { name, arguments: pending.args } };
-    if (pending.extra != null)
-      forwarded.extra_content = pending.extra as NonNullable<ToolCallDelta['extra_content']>;
+    if (pending.extra != null) forwarded.extra_content = pending.extra;
     this.#tracker.processDelta(forwarded);
     this.#pendingToolCalls.delete(index);
     this.#forwardedIndexes.add(index);

@@ -73,7 +73,7 @@ function completedTurn(turn: AssembledTurn): CompletedTurn {
     text: turn.text,
     finishReason: turn.withheldToolCalls
       ? 'tool_use'
-      : canonicalFinishReason(turn.finishReason.unified as never, turn.finishReason.raw),
+      : canonicalFinishReason(turn.finishReason.unified, turn.finishReason.raw),
     toolCalls: turn.toolCalls,
     usage: turn.usage,
     responseMessages: assistantMessageOf(turn.content),

@@ -68,17 +68,13 @@ export class SessionRepository implements SessionStore {
     // SQLite whatever its statistics say); each further filter is one primary-key probe per candidate.
     // Both shapes are then refined on `sessions` columns only, so they share one builder type.
     let filtered: SelectQueryBuilder<Database, 'sessions', object> = first
-      ? (this.#db
+      ? this.#db
           .selectFrom('session_metadata as first_filter')
           .crossJoin('sessions')
           .where('first_filter.workspace_id', '=', workspaceId)
           .where('first_filter.key', '=', first.key)
           .where('first_filter.value', '=', first.value)
-          .whereRef('sessions.id', '=', 'first_filter.session_id') as unknown as SelectQueryBuilder<
-          Database,
-          'sessions',
-          object
-        >)
+          .whereRef('sessions.id', '=', 'first_filter.session_id')
       : this.#db.selectFrom('sessions');
     filtered = filtered.where('sessions.workspace_id', '=', workspaceId);
     if (query.status) filtered = filtered.where('sessions.status', '=', query.status);
@@ -248,7 +244,7 @@ export async function appendSessionTurn(
   if (rows.length > 0) await db.insertInto('session_messages').values(rows).execute();
   const summary = extendSessionSummary(
     session.summary,
-    items.filter((item) => item.role !== 'tool_pair') as Array<{ role: string; content: string }>,
+    items.filter((item) => item.role !== 'tool_pair'),
   );
   await db
     .updateTable('sessions')

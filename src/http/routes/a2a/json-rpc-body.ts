@@ -18,7 +18,8 @@ export function registerJsonRpcBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    parseJson(request, text, (error, parsed) => {
+    // Fastify's default parser answers through the callback (its type also allows the promise form).
+    void parseJson(request, text, (error, parsed) => {
       done(
         null,
         error ? failure(JSON_RPC_CODES.parseError, `Parse error: ${error.message}`) : bodyOf(parsed),

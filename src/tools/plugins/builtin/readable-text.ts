@@ -31,7 +31,7 @@ export function readableText(html: string): { title: string; text: string } {
   const { document } = parseHTML(page);
   const pageTitle = collapseLine(document.querySelector('title')?.textContent ?? '');
   const article = new Readability(document, { serializer: (node: unknown) => node as TextNode }).parse();
-  const articleText = article?.content ? blockText(article.content as TextNode) : '';
+  const articleText = article?.content ? blockText(article.content) : '';
   if (articleText !== '') {
     return { title: collapseLine(article?.title ?? '') || pageTitle, text: articleText };
   }
