@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
+import { ERROR_CODES } from '@agent-runs/client';
 import type {
   HostedAgentsResource,
   IdentityResource,
@@ -16,7 +17,10 @@ import { startClientFixture, type ClientFixture } from './client-fixture.ts';
 const ROOT = new URL('../../', import.meta.url);
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string }>>;
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; responses?: Record<string, { description?: string }> }>
+  >;
 }
 
 /**
@@ -46,6 +50,27 @@ describe('the SDK types match the OpenAPI document the service serves', () => {
       committed === regenerated,
       `${GENERATED_TYPES_PATH} is stale: run node packages/client/scripts/generate-types.ts`,
     );
+  });
+
+  it("the client's error codes are the machine codes the document's error responses list", () => {
+    // Each error response lists its reasons as "- `code`: when"; credential failures list texts.
+    const listed = new Set<string>();
+    for (const [template, item] of Object.entries(document.paths)) {
+      // The OAuth endpoints answer with OAuth's own codes (RFC 6749), not the service's.
+      if (/^(\/api)?\/oauth\//.test(template) && template !== '/api/oauth/userinfo') continue;
+      for (const operation of Object.values(item)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (Number(status) < 400) continue;
+          for (const [, reasons] of (response.description ?? '').matchAll(/^- `([^`]*)`/gm)) {
+            for (const reason of reasons?.split(' | ') ?? []) {
+              if (/^[a-z][a-z0-9_]*$/.test(reason)) listed.add(reason);
+            }
+          }
+        }
+      }
+    }
+    // Any route's 500 is not repeated per route in the document.
+    assert.deepEqual([...listed].sort(), ERROR_CODES.filter((code) => code !== 'internal_error').sort());
   });
 
   it('every public route of the document is called by a client method', async () => {

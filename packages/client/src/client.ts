@@ -1,6 +1,7 @@
 import { apiKeyAuthorizer, type Authorizer, type Credential, type OAuthTokens } from './credentials.ts';
 import { HttpTransport } from './http-transport.ts';
 import { OAuthAuthorizer } from './oauth-authorizer.ts';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './retry-policy.ts';
 import { HostedAgentsResource } from './resources/hosted-agents.ts';
 import { IdentityResource } from './resources/identity.ts';
 import { ModelsResource } from './resources/models.ts';
@@ -18,6 +19,16 @@ export interface AgentRunsClientOptions {
   credential: Credential;
   /** The fetch to use (the global one by default). */
   fetch?: typeof fetch;
+  /**
+   * Further attempts of a call after a connection error, a timeout, 408, 429 or 5xx (default 2);
+   * never for a call that starts a run without an `idempotencyKey`. Per call: `RequestOptions`.
+   */
+  maxRetries?: number;
+  /**
+   * Milliseconds one attempt of a call may take, to the last byte of its answer (default 10
+   * minutes). A run's stream is not bound by it: its `reconnect` options govern it.
+   */
+  timeout?: number;
 }
 
 /** The agent-runs service for one workspace and credential: a method for every public route. */
@@ -41,7 +52,13 @@ export class AgentRunsClient {
         ? apiKeyAuthorizer(options.credential)
         : new OAuthAuthorizer({ credential: options.credential, baseUrl: this.baseUrl, fetch: fetchImpl });
     const context = {
-      transport: new HttpTransport({ baseUrl: this.baseUrl, authorizer: this.#authorizer, fetch: fetchImpl }),
+      transport: new HttpTransport({
+        baseUrl: this.baseUrl,
+        authorizer: this.#authorizer,
+        fetch: fetchImpl,
+        maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+        timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
+      }),
       workspacePath: `/api/v1/workspaces/${segment(options.workspace)}`,
       client: this,
     };

@@ -20,10 +20,12 @@ import {
   UnsupportedMediaTypeError,
   type AgentRunsErrorInit,
 } from './errors.ts';
+import { isErrorCode, type ErrorCode } from './error-codes.ts';
 
 type ErrorClass = new (init: AgentRunsErrorInit) => AgentRunsError;
 
-const CLASS_BY_CODE: Readonly<Record<string, ErrorClass>> = {
+/** A class for every code of the document: a code added to ERROR_CODES does not compile until it has one. */
+const CLASS_BY_CODE: Readonly<Record<ErrorCode, ErrorClass>> = {
   unauthorized: UnauthorizedError,
   not_found: NotFoundError,
   invalid_request: InvalidRequestError,
@@ -42,12 +44,13 @@ const CLASS_BY_CODE: Readonly<Record<string, ErrorClass>> = {
   rate_limit_exceeded: RateLimitError,
   internal_error: InternalServerError,
   unavailable: StorageUnavailableError,
-  // The code of servers before `unavailable`.
-  storage_unavailable: StorageUnavailableError,
 };
 
+/** The code of servers before `unavailable`. */
+const LEGACY_CODES: Readonly<Record<string, ErrorCode>> = { storage_unavailable: 'unavailable' };
+
 /** The code a status implies when the body names none (credential failures carry text in `error`). */
-const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -86,7 +89,8 @@ function messageOf(status: number, body: unknown): string {
 export function errorFor(status: number, body: unknown, headers: Headers): AgentRunsError {
   const code = errorCodeOf(status, body);
   const init = { status, code, message: messageOf(status, body), body, headers };
-  const ErrorOfCode = CLASS_BY_CODE[code] ?? AgentRunsError;
+  const known = isErrorCode(code) ? code : LEGACY_CODES[code];
+  const ErrorOfCode = known === undefined ? AgentRunsError : CLASS_BY_CODE[known];
   return new ErrorOfCode(init);
 }
 

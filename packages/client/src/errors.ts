@@ -157,6 +157,34 @@ export class StorageUnavailableError extends AgentRunsError {}
  */
 export class OAuthRefreshError extends AgentRunsError {}
 
+/**
+ * No answer from the service: the connection was refused, reset or dropped before the response was
+ * complete (`cause` is the network error). Status 0, code `connection_error`. Retried by the client
+ * up to `maxRetries` times before it surfaces.
+ */
+export class ConnectionError extends AgentRunsError {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    code: 'connection_error' | 'timeout' = 'connection_error',
+  ) {
+    super({ status: 0, code, message, body: undefined, headers: new Headers() }, options);
+  }
+}
+
+/**
+ * An attempt took longer than the call's `timeout` (a `ConnectionError` with code `timeout`),
+ * retried like one. A caller's own abort is not this: it rejects with the signal's reason.
+ */
+export class TimeoutError extends ConnectionError {
+  /** The timeout that ran out, per attempt. */
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, message: string, options?: ErrorOptions) {
+    super(message, options, 'timeout');
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** The run stream could not be (re)opened or read after the allowed consecutive attempts. */
 export class RunStreamError extends AgentRunsError {
   readonly runId: string;

@@ -1,9 +1,25 @@
 import type { Authorizer } from './credentials.ts';
 import { errorFromResponse } from './error-from-response.ts';
+import { AgentRunsError, ConnectionError, TimeoutError } from './errors.ts';
+import { sleep } from './reconnect-policy.ts';
+import { isRetryableStatus, retryDelayMs } from './retry-policy.ts';
 
-/** Options every method of the client takes. */
+/** Options every method of the client takes; `maxRetries` and `timeout` override the client's. */
 export interface RequestOptions {
+  /** Aborting rejects the call with the signal's reason (an `AbortError` by default), never retried. */
   signal?: AbortSignal;
+  /** Further attempts after a connection error, a timeout, 408, 429 or 5xx (client default: 2). */
+  maxRetries?: number;
+  /**
+   * Milliseconds one attempt may take, up to the last byte of the answer (client default: 10
+   * minutes); then it fails with `TimeoutError`, retried like a connection error.
+   */
+  timeout?: number;
+  /**
+   * Sent as `Idempotency-Key`. A call that starts a run (creating a run, a session message, a hosted
+   * agent's message) is retried only when it carries one.
+   */
+  idempotencyKey?: string;
 }
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
@@ -16,60 +32,122 @@ export interface HttpCall extends RequestOptions {
   /** Sent as JSON when defined. */
   body?: unknown;
   headers?: Readonly<Record<string, string>>;
+  /** The call starts a run: a second attempt could start a second one, so it is retried only with an idempotency key. */
+  startsRun?: boolean;
 }
 
 export interface HttpTransportOptions {
   baseUrl: URL;
   authorizer: Authorizer;
   fetch: typeof fetch;
+  maxRetries: number;
+  timeout: number;
 }
 
 /**
- * Sends calls to the service with the credential, turns non-2xx answers into typed errors, and after a
- * 401 sends the call once more when the credential could be renewed (OAuth refresh).
+ * Sends calls to the service with the credential, retries what may pass on another try, turns
+ * non-2xx answers into typed errors and network failures into `ConnectionError`/`TimeoutError`, and
+ * after a 401 sends the call once more when the credential could be renewed (OAuth refresh).
  */
 export class HttpTransport {
   readonly baseUrl: URL;
   readonly #authorizer: Authorizer;
   readonly #fetch: typeof fetch;
+  readonly #maxRetries: number;
+  readonly #timeout: number;
 
   constructor(options: HttpTransportOptions) {
     this.baseUrl = options.baseUrl;
     this.#authorizer = options.authorizer;
     this.#fetch = options.fetch;
+    this.#maxRetries = options.maxRetries;
+    this.#timeout = options.timeout;
   }
 
-  /** The successful response (its body unread); throws the typed error of any other. */
-  async send(call: HttpCall): Promise<Response> {
-    const url = this.#url(call);
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    let token = await this.#authorizer.token(call.signal);
-    let response = await this.#attempt(url, call, body, token);
-    if (response.status === 401 && (await this.#renew(response, token, call.signal))) {
-      token = await this.#authorizer.token(call.signal);
-      response = await this.#attempt(url, call, body, token);
-    }
-    if (!response.ok) throw await errorFromResponse(response);
-    return response;
+  /**
+   * The successful response, its body unread (a stream): the call's timeout covers the wait for
+   * the response's headers only. Throws the typed error of any other answer.
+   */
+  send(call: HttpCall): Promise<Response> {
+    return this.#withRetries(call, (response) => Promise.resolve(response));
   }
 
-  /** The parsed JSON body of a successful call. */
+  /** The parsed JSON body of a successful call; the timeout covers reading the body too. */
   async json<T>(call: HttpCall): Promise<T> {
-    const response = await this.send({ ...call, headers: { accept: 'application/json', ...call.headers } });
-    const text = await response.text();
+    const text = await this.#withRetries(
+      { ...call, headers: { accept: 'application/json', ...call.headers } },
+      (response) => response.text(),
+    );
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
-  #attempt(url: URL, call: HttpCall, body: string | undefined, token: string): Promise<Response> {
-    return this.#fetch(url, {
+  async #withRetries<T>(call: HttpCall, read: (response: Response) => Promise<T>): Promise<T> {
+    const maxRetries =
+      call.startsRun && call.idempotencyKey === undefined ? 0 : (call.maxRetries ?? this.#maxRetries);
+    const timeout = call.timeout ?? this.#timeout;
+    for (let retry = 0; ; retry++) {
+      let failure: AgentRunsError;
+      let headers: Headers | undefined;
+      try {
+        const outcome = await this.#attempt(call, timeout, read);
+        if (outcome.ok) return outcome.value;
+        failure = outcome.error;
+        headers = outcome.error.headers;
+        if (!isRetryableStatus(failure.status)) throw failure;
+      } catch (error) {
+        if (!(error instanceof ConnectionError)) throw error;
+        failure = error;
+      }
+      if (retry >= maxRetries) throw failure;
+      await sleep(retryDelayMs(retry, headers), call.signal);
+    }
+  }
+
+  /** One attempt (two after a renewable 401): its value, or the typed error of its answer. */
+  async #attempt<T>(
+    call: HttpCall,
+    timeout: number,
+    read: (response: Response) => Promise<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: AgentRunsError }> {
+    const deadline = new AbortController();
+    const timer = Number.isFinite(timeout) ? setTimeout(() => deadline.abort(), timeout) : undefined;
+    const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
+    try {
+      let token = await this.#authorizer.token(call.signal);
+      let response = await this.#fetchOnce(call, token, signal);
+      if (response.status === 401 && (await this.#renew(response, token, call.signal))) {
+        token = await this.#authorizer.token(call.signal);
+        response = await this.#fetchOnce(call, token, signal);
+      }
+      if (!response.ok) return { ok: false, error: await errorFromResponse(response) };
+      return { ok: true, value: await read(response) };
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      if (deadline.signal.aborted) {
+        throw new TimeoutError(timeout, `${call.method} ${call.path} took longer than ${timeout} ms`, {
+          cause: error,
+        });
+      }
+      if (error instanceof AgentRunsError || !(error instanceof TypeError)) throw error;
+      // fetch rejects with a TypeError when no response (or not all of it) came back.
+      throw new ConnectionError(`${call.method} ${call.path}: ${describe(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #fetchOnce(call: HttpCall, token: string, signal: AbortSignal): Promise<Response> {
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    return this.#fetch(this.#url(call), {
       method: call.method,
       headers: {
         ...call.headers,
         authorization: `Bearer ${token}`,
         ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(call.idempotencyKey !== undefined && { 'idempotency-key': call.idempotencyKey }),
       },
       ...(body !== undefined && { body }),
-      ...(call.signal && { signal: call.signal }),
+      signal,
     });
   }
 
@@ -90,4 +168,9 @@ export class HttpTransport {
     }
     return url;
   }
+}
+
+/** The network error with its cause (`fetch failed (connect ECONNREFUSED 127.0.0.1:1)`). */
+function describe(error: Error): string {
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
 }

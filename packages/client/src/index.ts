@@ -5,6 +5,7 @@ export {
   AgentRunsError,
   ApiKeysPlanError,
   ConflictError,
+  ConnectionError,
   ForbiddenError,
   InsufficientScopeError,
   InternalServerError,
@@ -20,12 +21,14 @@ export {
   SessionBusyError,
   SessionEndedError,
   StorageUnavailableError,
+  TimeoutError,
   UnauthorizedError,
   UnknownToolUseError,
   UnsupportedMediaTypeError,
   type AgentRunsErrorInit,
 } from './errors.ts';
 export { errorCodeOf, errorFor } from './error-from-response.ts';
+export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.ts';
 export type { FollowRunOptions, RunOutcome, RunTools, RunToolsSession } from './follow-run.ts';
 export type { RequestOptions } from './http-transport.ts';
 export type { ReconnectOptions } from './reconnect-policy.ts';

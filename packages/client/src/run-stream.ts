@@ -61,6 +61,9 @@ async function* followRunEvents(
         path,
         headers: { accept: 'text/event-stream', ...(sendCursor && { 'last-event-id': String(lastSeq) }) },
         signal,
+        // The reconnect policy governs the stream: its idle timeout, attempts and backoff.
+        maxRetries: 0,
+        timeout: Number.POSITIVE_INFINITY,
       });
       idle.disarm();
       if (!response.body) throw new TypeError('the run stream response has no body');
@@ -116,7 +119,9 @@ async function* followRunEvents(
 /** Network failures, idle connections, 429 and 5xx are worth another attempt; refusals are not. */
 function isRetryable(error: unknown): boolean {
   if (error instanceof MalformedFrameError || error instanceof OAuthRefreshError) return false;
-  if (error instanceof AgentRunsError) return error.status === 429 || error.status >= 500;
+  // Status 0: a ConnectionError, no answer at all.
+  if (error instanceof AgentRunsError)
+    return error.status === 0 || error.status === 429 || error.status >= 500;
   return true;
 }
 

@@ -69,6 +69,7 @@ export class HostedAgentsResource {
           },
         },
       },
+      startsRun: true,
       ...options,
     });
     if (response.error) throw new A2aJsonRpcError(response.error);

@@ -22,9 +22,18 @@ export class RunsResource {
     this.#context = context;
   }
 
-  /** `POST {ws}/agent-runs`: starts a run (`202`); follow it with `stream` or use `run`. */
+  /**
+   * `POST {ws}/agent-runs`: starts a run (`202`); follow it with `stream` or use `run`. Not retried
+   * unless `options.idempotencyKey` is given (a retry could start a second run).
+   */
   create(body: RunCreateRequest, options: RequestOptions = {}): Promise<RunCreated> {
-    return this.#context.transport.json({ method: 'POST', path: this.#path(), body, ...options });
+    return this.#context.transport.json({
+      method: 'POST',
+      path: this.#path(),
+      body,
+      startsRun: true,
+      ...options,
+    });
   }
 
   /** `GET {ws}/agent-runs/{runId}`: the snapshot, without subscribing. */

@@ -73,12 +73,16 @@ export class SessionsResource {
     });
   }
 
-  /** `POST …/messages`: starts a run on the session's history (`SessionBusyError` while one is in flight). */
+  /**
+   * `POST …/messages`: starts a run on the session's history (`SessionBusyError` while one is in
+   * flight). Not retried unless `options.idempotencyKey` is given.
+   */
   message(sessionId: string, body: SessionMessageRequest, options: RequestOptions = {}): Promise<RunCreated> {
     return this.#context.transport.json({
       method: 'POST',
       path: this.#path(sessionId, 'messages'),
       body,
+      startsRun: true,
       ...options,
     });
   }

@@ -7,7 +7,7 @@ export interface PendingCallsReader extends ToolResultPoster {
   runs: ToolResultPoster['runs'] & {
     get(
       runId: string,
-      options?: { signal?: AbortSignal },
+      options?: { signal?: AbortSignal; maxRetries?: number },
     ): Promise<{ pendingToolCalls?: readonly { toolUseId: string }[] | undefined }>;
   };
 }
@@ -25,7 +25,7 @@ export async function readPendingCalls(
 ): Promise<Set<string> | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const snapshot = await client.runs.get(runId, { signal });
+      const snapshot = await client.runs.get(runId, { signal, maxRetries: 0 });
       const pending = snapshot.pendingToolCalls;
       return pending && new Set(pending.map((call) => call.toolUseId));
     } catch (error) {

@@ -8,7 +8,13 @@ export type ToolResultBody = { toolUseId: string } & ToolAnswer;
 
 /** The part of the client that posts tool results (`AgentRunsClient` has it). */
 export interface ToolResultPoster {
-  runs: { submitToolResult(runId: string, body: ToolResultBody): Promise<unknown> };
+  runs: {
+    submitToolResult(
+      runId: string,
+      body: ToolResultBody,
+      options?: { maxRetries?: number },
+    ): Promise<unknown>;
+  };
 }
 
 /**
@@ -37,7 +43,8 @@ export async function postToolAnswer(
   for (let attempt = 1; ; attempt++) {
     if (options.isAnswered?.()) return 'answered_elsewhere';
     try {
-      await client.runs.submitToolResult(runId, body);
+      // This loop retries (and knows what a repeated post means): the transport does not.
+      await client.runs.submitToolResult(runId, body, { maxRetries: 0 });
       return 'posted';
     } catch (error) {
       if (error instanceof UnknownToolUseError) return 'answered_elsewhere';
