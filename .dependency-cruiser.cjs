@@ -11,8 +11,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'No import cycles, type-only imports included.',
-      from: { path: '^src/' },
+      comment: 'No import cycles, type-only imports included (the service and the client package).',
+      from: { path: '^(src|packages)/' },
       to: { circular: true },
     },
     {

@@ -59,12 +59,12 @@ export class AgentRunsClient {
         maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
         timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
       }),
+      workspace: options.workspace,
       workspacePath: `/api/v1/workspaces/${segment(options.workspace)}`,
-      client: this,
     };
     this.models = new ModelsResource(context);
     this.runs = new RunsResource(context);
-    this.sessions = new SessionsResource(context);
+    this.sessions = new SessionsResource(context, this.runs);
     this.replyFeedback = new ReplyFeedbackResource(context);
     this.identity = new IdentityResource(context);
     this.hostedAgents = new HostedAgentsResource(context);

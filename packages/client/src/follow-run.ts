@@ -1,5 +1,5 @@
-import type { AgentRunsClient } from './client.ts';
 import type { RunStreamOptions } from './run-stream.ts';
+import type { PendingCallsReader } from './tools/pending-calls.ts';
 import {
   isTerminalEvent,
   type CancelledData,
@@ -19,11 +19,12 @@ export interface RunToolsSession {
 
 /**
  * Answers a run's `local_tool_call` events: the SDK's `LocalToolDispatcher` is one. Each call gets
- * exactly one tool result, posted with `client.runs.submitToolResult`.
+ * exactly one tool result, posted with `client.runs.submitToolResult`; `client` is the part of the
+ * client it needs (an `AgentRunsClient` fits).
  */
 export interface RunTools {
   open(
-    client: AgentRunsClient,
+    client: PendingCallsReader,
     runId: string,
     options: {
       signal?: AbortSignal;
@@ -40,6 +41,13 @@ export interface FollowRunOptions extends RunStreamOptions {
   tools?: RunTools;
 }
 
+/** What following a run needs of the client: the run's stream, and what its tool session reads and posts. */
+export interface FollowedRuns extends PendingCallsReader {
+  runs: PendingCallsReader['runs'] & {
+    stream(runId: string, options?: RunStreamOptions): AsyncIterable<RunEvent>;
+  };
+}
+
 /** How a run ended: its terminal event, by type. */
 export type RunOutcome = { runId: string; event: TerminalRunEvent } & (
   | { type: 'result'; result: ResultData }
@@ -52,7 +60,7 @@ export type RunOutcome = { runId: string; event: TerminalRunEvent } & (
  * session of `tools`, which answers the run's `local_tool_call` events.
  */
 export async function followRun(
-  client: AgentRunsClient,
+  client: FollowedRuns,
   runId: string,
   options: FollowRunOptions & { createdHere?: boolean } = {},
 ): Promise<RunOutcome> {

@@ -29,7 +29,7 @@ export {
 } from './errors.ts';
 export { errorCodeOf, errorFor } from './error-from-response.ts';
 export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.ts';
-export type { FollowRunOptions, RunOutcome, RunTools, RunToolsSession } from './follow-run.ts';
+export type { FollowedRuns, FollowRunOptions, RunOutcome, RunTools, RunToolsSession } from './follow-run.ts';
 export type { RequestOptions } from './http-transport.ts';
 export type { ReconnectOptions } from './reconnect-policy.ts';
 export type { RunStreamOptions } from './run-stream.ts';

@@ -37,7 +37,7 @@ export class HostedAgentsResource {
 
   /** The endpoint path of one agent. */
   endpointPath(agentSlug: string): string {
-    return `/api/a2a/${segment(this.#context.client.workspace)}/agents/${segment(agentSlug)}`;
+    return `/api/a2a/${segment(this.#context.workspace)}/agents/${segment(agentSlug)}`;
   }
 
   card(agentSlug: string, options: RequestOptions = {}): Promise<A2aAgentCard> {

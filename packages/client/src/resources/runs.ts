@@ -93,13 +93,13 @@ export class RunsResource {
    * `options.tools` (after a restart: calls already answered in its log are left alone).
    */
   follow(runId: string, options: FollowRunOptions = {}): Promise<RunOutcome> {
-    return followRun(this.#context.client, runId, options);
+    return followRun({ runs: this }, runId, options);
   }
 
   /** Creates a run and follows it to its terminal event. */
   async run(body: RunCreateRequest, options: FollowRunOptions = {}): Promise<RunOutcome> {
     const { runId } = await this.create(body, options.signal ? { signal: options.signal } : {});
-    return followRun(this.#context.client, runId, { ...options, createdHere: true });
+    return followRun({ runs: this }, runId, { ...options, createdHere: true });
   }
 
   #path(runId?: string, action?: string): string {

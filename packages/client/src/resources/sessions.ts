@@ -1,5 +1,6 @@
 import { followRun, type FollowRunOptions, type RunOutcome } from '../follow-run.ts';
 import type { RequestOptions } from '../http-transport.ts';
+import type { RunsResource } from './runs.ts';
 import type {
   RunCreated,
   SessionCreated,
@@ -30,9 +31,12 @@ export interface SessionEventsQuery {
 /** `{ws}/agent-sessions`: sessions, their history and their message runs. */
 export class SessionsResource {
   readonly #context: WorkspaceContext;
+  /** Follows the runs of messages. */
+  readonly #runs: RunsResource;
 
-  constructor(context: WorkspaceContext) {
+  constructor(context: WorkspaceContext, runs: RunsResource) {
     this.#context = context;
+    this.#runs = runs;
   }
 
   /** `POST {ws}/agent-sessions`: the spec becomes the default of every message run. */
@@ -95,7 +99,7 @@ export class SessionsResource {
   ): Promise<RunOutcome> {
     const body = typeof message === 'string' ? { prompt: message } : message;
     const { runId } = await this.message(sessionId, body, options.signal ? { signal: options.signal } : {});
-    return followRun(this.#context.client, runId, { ...options, createdHere: true });
+    return followRun({ runs: this.#runs }, runId, { ...options, createdHere: true });
   }
 
   /** `DELETE {ws}/agent-sessions/{sessionId}`: the session ends; an in-flight run is cancelled. */

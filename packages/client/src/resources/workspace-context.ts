@@ -1,12 +1,12 @@
-import type { AgentRunsClient } from '../client.ts';
 import type { HttpTransport } from '../http-transport.ts';
 
-/** What every resource of the client shares: the transport, the workspace's path and the client. */
+/** What every resource of the client shares: the transport and the workspace. */
 export interface WorkspaceContext {
   transport: HttpTransport;
+  /** The workspace slug. */
+  workspace: string;
   /** `/api/v1/workspaces/{slug}` */
   workspacePath: string;
-  client: AgentRunsClient;
 }
 
 /** A path segment from an id, escaped. */
