@@ -36,6 +36,9 @@ export interface HttpCall extends RequestOptions {
   startsRun?: boolean;
 }
 
+/** How one attempt ended: the value read from a success, or the typed error of the answer. */
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: AgentRunsError };
+
 export interface HttpTransportOptions {
   baseUrl: URL;
   authorizer: Authorizer;
@@ -86,20 +89,18 @@ export class HttpTransport {
       call.startsRun && call.idempotencyKey === undefined ? 0 : (call.maxRetries ?? this.#maxRetries);
     const timeout = call.timeout ?? this.#timeout;
     for (let retry = 0; ; retry++) {
-      let failure: AgentRunsError;
-      let headers: Headers | undefined;
+      let outcome: Outcome<T>;
       try {
-        const outcome = await this.#attempt(call, timeout, read);
-        if (outcome.ok) return outcome.value;
-        failure = outcome.error;
-        headers = outcome.error.headers;
-        if (!isRetryableStatus(failure.status)) throw failure;
+        outcome = await this.#attempt(call, timeout, read);
       } catch (error) {
         if (!(error instanceof ConnectionError)) throw error;
-        failure = error;
+        outcome = { ok: false, error };
       }
-      if (retry >= maxRetries) throw failure;
-      await sleep(retryDelayMs(retry, headers), call.signal);
+      if (outcome.ok) return outcome.value;
+      const { error } = outcome;
+      const retryable = error instanceof ConnectionError || isRetryableStatus(error.status);
+      if (!retryable || retry >= maxRetries) throw error;
+      await sleep(retryDelayMs(retry, error.headers), call.signal);
     }
   }
 
@@ -108,7 +109,7 @@ export class HttpTransport {
     call: HttpCall,
     timeout: number,
     read: (response: Response) => Promise<T>,
-  ): Promise<{ ok: true; value: T } | { ok: false; error: AgentRunsError }> {
+  ): Promise<Outcome<T>> {
     const deadline = new AbortController();
     const timer = Number.isFinite(timeout) ? setTimeout(() => deadline.abort(), timeout) : undefined;
     const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
