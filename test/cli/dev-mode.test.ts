@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { BIN, childEnv, MAIN, REPO, runCli } from '../support/cli.ts';
+import { BIN, childEnv, MAIN, REPO, runCliInProcess } from '../support/cli.ts';
 import { eventually, WAIT_CAP_MS, withCap } from '../support/waits.ts';
 
 const LISTENING = /^listening on (http:\/\/\S+)$/m;
@@ -135,6 +135,7 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
+// serve and dev run as processes (signals, exit codes, the bin); the commands that exit run in-process.
 describe('agent-runs dev / serve / migrate as processes', () => {
   let dir: string;
   const started: ServiceProcess[] = [];
@@ -326,7 +327,10 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     // "workspace 'default' already exists" and suggest `admin api-keys create default` (a 404) anyway.
     it("creates no key and does not claim that a workspace 'default' exists when it does not", async () => {
       const env = { DATABASE_URL: `sqlite:${join(dir, 'populated', 'agent-runs.db')}`, PORT: '0' };
-      const created = await runCli(['admin', 'workspaces', 'create', '--slug', 'acme', '--json'], env);
+      const created = await runCliInProcess(
+        ['admin', 'workspaces', 'create', '--slug', 'acme', '--json'],
+        env,
+      );
       assert.equal(created.code, 0, created.stderr);
 
       const dev = start(['dev'], env);
@@ -336,7 +340,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.equal(stop.code, 0);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no key is printed for a database that was not empty');
 
-      const listed = await runCli(['admin', 'workspaces', 'list', '--json'], env);
+      const listed = await runCliInProcess(['admin', 'workspaces', 'list', '--json'], env);
       const slugs = (JSON.parse(listed.stdout) as { workspaces: { slug: string }[] }).workspaces.map(
         (w) => w.slug,
       );
@@ -432,13 +436,13 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     it('prints the applied migrations, then "up to date" on a second run', async () => {
       const path = join(dir, 'migrate', 'agent-runs.db');
       const env = { DATABASE_URL: `sqlite:${path}` };
-      const first = await runCli(['migrate'], env);
+      const first = await runCliInProcess(['migrate'], env);
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /applied \d+ migration/);
       assert.match(first.stdout, /0001-foundation/);
       assert.ok(existsSync(path), 'the database file was created');
 
-      const second = await runCli(['migrate'], env);
+      const second = await runCliInProcess(['migrate'], env);
       assert.equal(second.code, 0, second.stderr);
       assert.match(second.stdout, /up to date/);
       assert.doesNotMatch(second.stdout, /applied/);
@@ -448,7 +452,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
   describe('bad configuration', () => {
     it('PORT=abc exits with code 2 and a message naming PORT, without listening', async () => {
       for (const command of ['serve', 'dev']) {
-        const result = await runCli([command], {
+        const result = await runCliInProcess([command], {
           DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
           PORT: 'abc',
         });
@@ -459,7 +463,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
 
     it('PORT out of range exits with code 2 naming PORT', async () => {
-      const result = await runCli(['serve'], {
+      const result = await runCliInProcess(['serve'], {
         DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
         PORT: '70000',
       });
