@@ -129,6 +129,11 @@ interface JsonResponse {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
 }
 
+async function startedDev(dev: ServiceProcess): Promise<{ dev: ServiceProcess; baseUrl: string }> {
+  const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+  return { dev, baseUrl };
+}
+
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
   const response = await fetch(url, { headers });
   const text = await response.text();
@@ -208,10 +213,15 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.ok(stop.ms < STOPPED_PROMPTLY_MS, `stopped promptly (${stop.ms} ms)`);
     });
 
+    // The second start stays up for the next test, which stops it with SIGINT (one process start fewer).
+    let second: { dev: ServiceProcess; baseUrl: string } | undefined;
+    after(() => second?.dev.kill());
+
     it('a second start on the same database creates and prints no key, and the first key still works', async () => {
       assert.ok(printed, 'the first start printed a curl');
-      const dev = start(['dev'], env);
+      const dev = new ServiceProcess(['dev'], env);
       const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      second = { dev, baseUrl };
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no API key is printed');
       assert.doesNotMatch(dev.stdout, /Authorization: Bearer svc_/);
@@ -220,14 +230,11 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       const response = await getJson(`${baseUrl}${path}`, { authorization: printed.authorization });
       assert.equal(response.status, 200);
       assert.equal(response.body.defaultModelId, 'mock/echo');
-
-      const stop = await dev.stop('SIGTERM');
-      assert.equal(stop.code, 0);
     });
 
     it('SIGINT also stops the server with exit code 0', async () => {
-      const dev = start(['dev'], env);
-      const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      // Run alone (--test-name-pattern), the test starts its own server.
+      const { dev, baseUrl } = second ?? (await startedDev(start(['dev'], env)));
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       const stop = await dev.stop('SIGINT');
       assert.equal(stop.code, 0, dev.stderr);
