@@ -304,7 +304,7 @@ describe(
 
 describe(
   'agent-runs admin --url (against a running server)',
-  embeddedOnly('the CLI speaks the admin API, which the admin-<resource> suites cover on this deployment'),
+  embeddedOnly('the CLI speaks the admin API, which admin-api covers on this deployment'),
   () => {
     let server: TestServer;
     let dir: string;

@@ -1,4 +1,4 @@
-/** What the admin API suites (test/admin/admin-<resource>.test.ts) share. */
+/** What the admin API cases (test/admin/admin-api/<resource>.ts) share. */
 import assert from 'node:assert/strict';
 import type { Database } from '../../src/storage/schema.ts';
 import type { TestResponse, TestServer } from '../support/test-server.ts';

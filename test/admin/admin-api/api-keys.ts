@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
-import { everyStoredValue, assertError, assertInvalid, ULID, UNKNOWN_ID } from './admin-support.ts';
+import { before, describe, it } from 'node:test';
+import { bearer, createWorkspaceWithKey, type TestServer } from '../../support/test-server.ts';
+import { everyStoredValue, assertError, assertInvalid, ULID, UNKNOWN_ID } from '../admin-support.ts';
 
-describe('admin API over HTTP', () => {
-  let server: TestServer;
-
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
-
+/** The admin API's api-keys cases, on the server of admin-api.test.ts. */
+export function apiKeysCases(serverOf: () => TestServer): void {
   describe('api-keys', () => {
+    let server: TestServer;
+    before(() => {
+      server = serverOf();
+    });
+
     before(async () => {
       await server.admin('POST', '/workspaces', { slug: 'keys' });
     });
@@ -139,9 +138,4 @@ describe('admin API over HTTP', () => {
       );
     });
   });
-
-  it('no bad-input sample above made the server answer 500 (it still serves)', async () => {
-    assert.equal((await server.admin('GET', '/workspaces')).status, 200);
-    assert.equal((await server.request('GET', '/healthz')).status, 200);
-  });
-});
+}
