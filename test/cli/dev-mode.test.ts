@@ -129,9 +129,14 @@ interface JsonResponse {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
 }
 
-async function startedDev(dev: ServiceProcess): Promise<{ dev: ServiceProcess; baseUrl: string }> {
-  const [, baseUrl = ''] = await dev.waitFor(LISTENING);
-  return { dev, baseUrl };
+interface Listening {
+  service: ServiceProcess;
+  baseUrl: string;
+}
+
+async function untilListening(service: ServiceProcess): Promise<Listening> {
+  const [, baseUrl = ''] = await service.waitFor(LISTENING);
+  return { service, baseUrl };
 }
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
@@ -214,14 +219,14 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
 
     // The second start stays up for the next test, which stops it with SIGINT (one process start fewer).
-    let second: { dev: ServiceProcess; baseUrl: string } | undefined;
-    after(() => second?.dev.kill());
+    let second: Listening | undefined;
+    after(() => second?.service.kill());
 
     it('a second start on the same database creates and prints no key, and the first key still works', async () => {
       assert.ok(printed, 'the first start printed a curl');
       const dev = new ServiceProcess(['dev'], env);
       const [, baseUrl = ''] = await dev.waitFor(LISTENING);
-      second = { dev, baseUrl };
+      second = { service: dev, baseUrl };
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no API key is printed');
       assert.doesNotMatch(dev.stdout, /Authorization: Bearer svc_/);
@@ -234,7 +239,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
 
     it('SIGINT also stops the server with exit code 0', async () => {
       // Run alone (--test-name-pattern), the test starts its own server.
-      const { dev, baseUrl } = second ?? (await startedDev(start(['dev'], env)));
+      const { service: dev, baseUrl } = second ?? (await untilListening(start(['dev'], env)));
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       const stop = await dev.stop('SIGINT');
       assert.equal(stop.code, 0, dev.stderr);
@@ -356,16 +361,27 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
   });
 
+  // Started through bin/agent-runs.js, this server stays up for the first bin test, which stops it
+  // (one process start fewer).
+  let servedByBin: Listening | undefined;
+  after(() => servedByBin?.service.kill());
+
   describe('serve on an empty database', () => {
     it('prints listening on, creates no workspace, prints no key and offers no mock model', async () => {
       const adminToken = randomBytes(24).toString('base64url');
-      const serve = start(['serve'], {
-        DATABASE_URL: `sqlite:${join(dir, 'serve', 'agent-runs.db')}`,
-        PORT: '0',
-        AGENT_RUNS_ADMIN_TOKEN: adminToken,
-        AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-      });
+      const serve = new ServiceProcess(
+        ['serve'],
+        {
+          DATABASE_URL: `sqlite:${join(dir, 'serve', 'agent-runs.db')}`,
+          PORT: '0',
+          AGENT_RUNS_ADMIN_TOKEN: adminToken,
+          AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+        },
+        [],
+        BIN,
+      );
       const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      servedByBin = { service: serve, baseUrl };
       const admin = { authorization: `Bearer ${adminToken}` };
 
       const workspaces = await getJson(`${baseUrl}/admin/v1/workspaces`, admin);
@@ -397,8 +413,6 @@ describe('agent-runs dev / serve / migrate as processes', () => {
 
       assert.doesNotMatch(serve.stdout, ANY_KEY, 'serve prints no key');
       assert.doesNotMatch(serve.stdout, /dev mode/);
-      const stop = await serve.stop('SIGTERM');
-      assert.equal(stop.code, 0, serve.stderr);
     });
   });
 
@@ -414,8 +428,9 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     const commandLineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
     it('runs in the process it was started as (same pid, SIGTERM stops it) under the service V8 flags', async () => {
-      const serve = start(['serve'], serveEnv('bin-serve'), [], BIN);
-      const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      // Run alone (--test-name-pattern), the test starts its own server.
+      const { service: serve, baseUrl } =
+        servedByBin ?? (await untilListening(start(['serve'], serveEnv('bin-serve'), [], BIN)));
       assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
       const commandLine = commandLineOf(serve.child.pid ?? 0);
       assert.ok(commandLine.includes('--max-semi-space-size=4'), commandLine.join(' '));
