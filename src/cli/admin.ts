@@ -1,6 +1,7 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
+import type { CliIo } from './cli-io.ts';
 import { ADMIN_USAGE, parseArgs, toAdminRequest, UsageError, type AdminRequest } from './admin-command.ts';
 
 interface AdminResponse {
@@ -9,9 +10,9 @@ interface AdminResponse {
 }
 
 /** `agent-runs admin …`: the admin API as a CLI, in-process on DATABASE_URL or against a server with --url. */
-export async function admin(argv: readonly string[]): Promise<number> {
+export async function admin(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help')) {
-    process.stdout.write(`${ADMIN_USAGE}\n`);
+    io.stdout.write(`${ADMIN_USAGE}\n`);
     return argv.length === 0 ? 2 : 0;
   }
   let request: AdminRequest;
@@ -21,18 +22,18 @@ export async function admin(argv: readonly string[]): Promise<number> {
     request = toAdminRequest(args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`agent-runs admin: ${error.message}\n\n${ADMIN_USAGE}\n`);
+    io.stderr.write(`agent-runs admin: ${error.message}\n\n${ADMIN_USAGE}\n`);
     return 2;
   }
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   const response = args.url
     ? await sendRemote(args.url, config.adminToken, request)
     : await sendInProcess(config, request);
   const ok = response.status >= 200 && response.status < 300;
   if (args.json) {
-    if (response.body !== undefined) process.stdout.write(`${JSON.stringify(response.body)}\n`);
+    if (response.body !== undefined) io.stdout.write(`${JSON.stringify(response.body)}\n`);
   } else {
-    const out = ok ? process.stdout : process.stderr;
+    const out = ok ? io.stdout : io.stderr;
     out.write(`${request.method} /admin/v1${request.path} → ${response.status}\n`);
     if (response.body !== undefined) out.write(`${JSON.stringify(response.body, null, 2)}\n`);
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
+import type { CliIo } from './cli-io.ts';
 import { UsageError } from './admin-command.ts';
 
 export const OPENAPI_USAGE = `usage: agent-runs openapi [--public-url URL]
@@ -12,13 +13,13 @@ built in-process on a throwaway in-memory database: no server, no DATABASE_URL n
 without it they are relative to where the document is served.`;
 
 /** `agent-runs openapi`: the OpenAPI document on stdout (what `GET /openapi.json` serves). */
-export async function openapi(argv: readonly string[]): Promise<number> {
+export async function openapi(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.includes('--help') || argv[0] === 'help') {
-    process.stdout.write(`${OPENAPI_USAGE}\n`);
+    io.stdout.write(`${OPENAPI_USAGE}\n`);
     return 0;
   }
-  const document = await generateOpenApiDocument({ publicUrl: publicUrlOf(argv) });
-  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  const document = await generateOpenApiDocument({ publicUrl: publicUrlOf(argv, io.env) });
+  io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   return 0;
 }
 
@@ -48,9 +49,9 @@ export async function generateOpenApiDocument(
   }
 }
 
-function publicUrlOf(argv: readonly string[]): string | undefined {
+function publicUrlOf(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
   const [flag, value, ...rest] = argv;
-  if (flag === undefined) return process.env.AGENT_RUNS_PUBLIC_URL || undefined;
+  if (flag === undefined) return env.AGENT_RUNS_PUBLIC_URL || undefined;
   if (flag.startsWith('--public-url=') && value === undefined) return flag.slice('--public-url='.length);
   if (flag === '--public-url' && value !== undefined && rest.length === 0) return value;
   throw new UsageError(`openapi: unexpected arguments '${argv.join(' ')}'\n\n${OPENAPI_USAGE}`);

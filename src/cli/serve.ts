@@ -2,16 +2,17 @@ import type { AddressInfo } from 'node:net';
 import { assertRoleRequirements, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
+import type { CliIo } from './cli-io.ts';
 import { bootstrapDevWorkspace, DEV_WORKSPACE_SLUG, type DevBootstrap } from './dev-bootstrap.ts';
 import { onShutdownSignal } from './shutdown.ts';
 import { worker } from './worker.ts';
 
 /** `agent-runs serve` (production) and `agent-runs dev` (`npm start`: bootstrap and the offline mock model). */
-export async function serve(mode: 'serve' | 'dev'): Promise<void> {
-  const config = loadConfig();
+export async function serve(mode: 'serve' | 'dev', io: CliIo): Promise<void> {
+  const config = loadConfig(io.env);
   assertRoleRequirements(config);
   // One command for every replica of a deployment: with the worker role, `serve` is `agent-runs worker`.
-  if (config.role === 'worker') return worker();
+  if (config.role === 'worker') return worker(io);
   const logger = createLogger(config.logLevel);
   const service = await createService(config, { logger, dev: mode === 'dev', startModelThreads: true });
   const bootstrap = mode === 'dev' ? await bootstrapDevWorkspace(service.resources.repos) : undefined;
@@ -25,8 +26,8 @@ export async function serve(mode: 'serve' | 'dev'): Promise<void> {
   const { port } = service.app.server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const baseUrl = config.publicUrl ?? `http://${host}:${port}`;
-  process.stdout.write(`listening on http://${host}:${port}\n`);
-  if (bootstrap) process.stdout.write(devBanner(baseUrl, bootstrap));
+  io.stdout.write(`listening on http://${host}:${port}\n`);
+  if (bootstrap) io.stdout.write(devBanner(baseUrl, bootstrap));
 }
 
 function devBanner(baseUrl: string, bootstrap: DevBootstrap): string {

@@ -1,6 +1,7 @@
 import { assertRoleRequirements, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
+import type { CliIo } from './cli-io.ts';
 import { onShutdownSignal } from './shutdown.ts';
 
 /**
@@ -9,8 +10,8 @@ import { onShutdownSignal } from './shutdown.ts';
  * runs, lets runs in progress finish within a grace period, and hands the rest
  * back to the queue for another worker.
  */
-export async function worker(): Promise<void> {
-  const config = { ...loadConfig(), role: 'worker' as const };
+export async function worker(io: CliIo): Promise<void> {
+  const config = { ...loadConfig(io.env), role: 'worker' as const };
   assertRoleRequirements(config);
   const logger = createLogger(config.logLevel);
   const service = await createService(config, { logger, dev: false, startModelThreads: true });
@@ -19,5 +20,5 @@ export async function worker(): Promise<void> {
     await service.close();
   });
   logger.info({ role: 'worker', concurrency: config.workerConcurrency }, 'worker ready');
-  process.stdout.write('worker ready\n');
+  io.stdout.write('worker ready\n');
 }

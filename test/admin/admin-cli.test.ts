@@ -7,11 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { createService } from '../../src/main.ts';
-import { BIN, runCli, type CliResult } from '../support/cli.ts';
+import { BIN, runCli, runCliInProcess, type CliResult } from '../support/cli.ts';
 import { bearer, startTestServer, type TestServer } from '../support/test-server.ts';
 import { embeddedOnly } from '../support/deployment.ts';
 
-const run = runCli;
+// The CLI runs as a function here (runCliInProcess); the two tests named 'spawned' run the real binary.
+const run = runCliInProcess;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
 function json(result: CliResult): any {
@@ -294,8 +295,8 @@ describe(
       assert.match(unknown.stderr, /unknown command 'frobnicate'/);
     });
 
-    it('bin/agent-runs.js runs the same CLI', async () => {
-      const result = await run(['admin', 'workspaces', 'get', 'acme', '--json'], env, { entry: BIN });
+    it('spawned: bin/agent-runs.js runs the same CLI and exits 0', async () => {
+      const result = await runCli(['admin', 'workspaces', 'get', 'acme', '--json'], env, { entry: BIN });
       assert.equal(json(result).slug, 'acme');
     });
   },
@@ -364,10 +365,12 @@ describe(
       assert.match(result.stderr, /"error": "unauthorized"/);
     });
 
-    it('--url without AGENT_RUNS_ADMIN_TOKEN is a usage error: exit 2 naming the variable', async () => {
-      const result = await run(['admin', 'workspaces', 'list', '--url', server.baseUrl], {
-        DATABASE_URL: env.DATABASE_URL ?? '',
-      });
+    it('spawned: --url without AGENT_RUNS_ADMIN_TOKEN is a usage error: bin/agent-runs.js exits 2 naming the variable', async () => {
+      const result = await runCli(
+        ['admin', 'workspaces', 'list', '--url', server.baseUrl],
+        { DATABASE_URL: env.DATABASE_URL ?? '' },
+        { entry: BIN },
+      );
       assert.equal(result.code, 2);
       assert.match(result.stderr, /AGENT_RUNS_ADMIN_TOKEN/);
     });

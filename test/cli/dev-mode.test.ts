@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { BIN, childEnv, MAIN, REPO, runCli } from '../support/cli.ts';
+import { BIN, childEnv, MAIN, REPO, runCliInProcess } from '../support/cli.ts';
 import { eventually, WAIT_CAP_MS, withCap } from '../support/waits.ts';
 
 const LISTENING = /^listening on (http:\/\/\S+)$/m;
@@ -129,12 +129,23 @@ interface JsonResponse {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests assert on arbitrary JSON
 }
 
+interface Listening {
+  service: ServiceProcess;
+  baseUrl: string;
+}
+
+async function untilListening(service: ServiceProcess): Promise<Listening> {
+  const [, baseUrl = ''] = await service.waitFor(LISTENING);
+  return { service, baseUrl };
+}
+
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
   const response = await fetch(url, { headers });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
+// serve and dev run as processes (signals, exit codes, the bin); the commands that exit run in-process.
 describe('agent-runs dev / serve / migrate as processes', () => {
   let dir: string;
   const started: ServiceProcess[] = [];
@@ -207,10 +218,15 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.ok(stop.ms < STOPPED_PROMPTLY_MS, `stopped promptly (${stop.ms} ms)`);
     });
 
+    // The second start stays up for the next test, which stops it with SIGINT (one process start fewer).
+    let second: Listening | undefined;
+    after(() => second?.service.kill());
+
     it('a second start on the same database creates and prints no key, and the first key still works', async () => {
       assert.ok(printed, 'the first start printed a curl');
-      const dev = start(['dev'], env);
+      const dev = new ServiceProcess(['dev'], env);
       const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      second = { service: dev, baseUrl };
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no API key is printed');
       assert.doesNotMatch(dev.stdout, /Authorization: Bearer svc_/);
@@ -219,14 +235,11 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       const response = await getJson(`${baseUrl}${path}`, { authorization: printed.authorization });
       assert.equal(response.status, 200);
       assert.equal(response.body.defaultModelId, 'mock/echo');
-
-      const stop = await dev.stop('SIGTERM');
-      assert.equal(stop.code, 0);
     });
 
     it('SIGINT also stops the server with exit code 0', async () => {
-      const dev = start(['dev'], env);
-      const [, baseUrl = ''] = await dev.waitFor(LISTENING);
+      // Run alone (--test-name-pattern), the test starts its own server.
+      const { service: dev, baseUrl } = second ?? (await untilListening(start(['dev'], env)));
       assert.equal((await getJson(`${baseUrl}/healthz`)).status, 200);
       const stop = await dev.stop('SIGINT');
       assert.equal(stop.code, 0, dev.stderr);
@@ -326,7 +339,10 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     // "workspace 'default' already exists" and suggest `admin api-keys create default` (a 404) anyway.
     it("creates no key and does not claim that a workspace 'default' exists when it does not", async () => {
       const env = { DATABASE_URL: `sqlite:${join(dir, 'populated', 'agent-runs.db')}`, PORT: '0' };
-      const created = await runCli(['admin', 'workspaces', 'create', '--slug', 'acme', '--json'], env);
+      const created = await runCliInProcess(
+        ['admin', 'workspaces', 'create', '--slug', 'acme', '--json'],
+        env,
+      );
       assert.equal(created.code, 0, created.stderr);
 
       const dev = start(['dev'], env);
@@ -336,7 +352,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
       assert.equal(stop.code, 0);
       assert.doesNotMatch(dev.stdout, ANY_KEY, 'no key is printed for a database that was not empty');
 
-      const listed = await runCli(['admin', 'workspaces', 'list', '--json'], env);
+      const listed = await runCliInProcess(['admin', 'workspaces', 'list', '--json'], env);
       const slugs = (JSON.parse(listed.stdout) as { workspaces: { slug: string }[] }).workspaces.map(
         (w) => w.slug,
       );
@@ -345,16 +361,27 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
   });
 
+  // Started through bin/agent-runs.js, this server stays up for the first bin test, which stops it
+  // (one process start fewer).
+  let servedByBin: Listening | undefined;
+  after(() => servedByBin?.service.kill());
+
   describe('serve on an empty database', () => {
     it('prints listening on, creates no workspace, prints no key and offers no mock model', async () => {
       const adminToken = randomBytes(24).toString('base64url');
-      const serve = start(['serve'], {
-        DATABASE_URL: `sqlite:${join(dir, 'serve', 'agent-runs.db')}`,
-        PORT: '0',
-        AGENT_RUNS_ADMIN_TOKEN: adminToken,
-        AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-      });
+      const serve = new ServiceProcess(
+        ['serve'],
+        {
+          DATABASE_URL: `sqlite:${join(dir, 'serve', 'agent-runs.db')}`,
+          PORT: '0',
+          AGENT_RUNS_ADMIN_TOKEN: adminToken,
+          AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+        },
+        [],
+        BIN,
+      );
       const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      servedByBin = { service: serve, baseUrl };
       const admin = { authorization: `Bearer ${adminToken}` };
 
       const workspaces = await getJson(`${baseUrl}/admin/v1/workspaces`, admin);
@@ -386,8 +413,6 @@ describe('agent-runs dev / serve / migrate as processes', () => {
 
       assert.doesNotMatch(serve.stdout, ANY_KEY, 'serve prints no key');
       assert.doesNotMatch(serve.stdout, /dev mode/);
-      const stop = await serve.stop('SIGTERM');
-      assert.equal(stop.code, 0, serve.stderr);
     });
   });
 
@@ -403,8 +428,9 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     const commandLineOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
     it('runs in the process it was started as (same pid, SIGTERM stops it) under the service V8 flags', async () => {
-      const serve = start(['serve'], serveEnv('bin-serve'), [], BIN);
-      const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      // Run alone (--test-name-pattern), the test starts its own server.
+      const { service: serve, baseUrl } =
+        servedByBin ?? (await untilListening(start(['serve'], serveEnv('bin-serve'), [], BIN)));
       assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
       const commandLine = commandLineOf(serve.child.pid ?? 0);
       assert.ok(commandLine.includes('--max-semi-space-size=4'), commandLine.join(' '));
@@ -432,13 +458,13 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     it('prints the applied migrations, then "up to date" on a second run', async () => {
       const path = join(dir, 'migrate', 'agent-runs.db');
       const env = { DATABASE_URL: `sqlite:${path}` };
-      const first = await runCli(['migrate'], env);
+      const first = await runCliInProcess(['migrate'], env);
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /applied \d+ migration/);
       assert.match(first.stdout, /0001-foundation/);
       assert.ok(existsSync(path), 'the database file was created');
 
-      const second = await runCli(['migrate'], env);
+      const second = await runCliInProcess(['migrate'], env);
       assert.equal(second.code, 0, second.stderr);
       assert.match(second.stdout, /up to date/);
       assert.doesNotMatch(second.stdout, /applied/);
@@ -448,7 +474,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
   describe('bad configuration', () => {
     it('PORT=abc exits with code 2 and a message naming PORT, without listening', async () => {
       for (const command of ['serve', 'dev']) {
-        const result = await runCli([command], {
+        const result = await runCliInProcess([command], {
           DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
           PORT: 'abc',
         });
@@ -459,7 +485,7 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
 
     it('PORT out of range exits with code 2 naming PORT', async () => {
-      const result = await runCli(['serve'], {
+      const result = await runCliInProcess(['serve'], {
         DATABASE_URL: `sqlite:${join(dir, 'bad', 'agent-runs.db')}`,
         PORT: '70000',
       });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { runCli } from '../support/cli.ts';
+import { runCliInProcess } from '../support/cli.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { embeddedOnly } from '../support/deployment.ts';
 
@@ -130,30 +130,26 @@ describe('the OpenAPI document with AGENT_RUNS_PUBLIC_URL', { timeout: 60_000 },
   });
 });
 
-describe(
-  'agent-runs openapi',
-  { timeout: 90_000, ...embeddedOnly('the document is the same on every deployment') },
-  () => {
-    it('prints, without a server or a database, the document a server with the admin API serves', async () => {
-      const printed = await runCli(['openapi'], {});
-      assert.equal(printed.code, 0, printed.stderr);
-      const document = JSON.parse(printed.stdout);
-      const server = await startTestServer();
-      try {
-        const served = await server.request('GET', '/openapi.json');
-        assert.deepEqual(document, served.body);
-      } finally {
-        await server.close();
-      }
-    });
+describe('agent-runs openapi', { ...embeddedOnly('the document is the same on every deployment') }, () => {
+  it('prints, without a server or a database, the document a server with the admin API serves', async () => {
+    const printed = await runCliInProcess(['openapi'], {});
+    assert.equal(printed.code, 0, printed.stderr);
+    const document = JSON.parse(printed.stdout);
+    const server = await startTestServer();
+    try {
+      const served = await server.request('GET', '/openapi.json');
+      assert.deepEqual(document, served.body);
+    } finally {
+      await server.close();
+    }
+  });
 
-    it('--public-url sets the server URL; unknown arguments are a usage error (exit 2)', async () => {
-      const printed = await runCli(['openapi', '--public-url', 'https://api.example.com'], {});
-      assert.equal(printed.code, 0, printed.stderr);
-      assert.equal(JSON.parse(printed.stdout).servers[0].url, 'https://api.example.com');
-      const refused = await runCli(['openapi', '--format', 'yaml'], {});
-      assert.equal(refused.code, 2);
-      assert.match(refused.stderr, /usage: agent-runs openapi/);
-    });
-  },
-);
+  it('--public-url sets the server URL; unknown arguments are a usage error (exit 2)', async () => {
+    const printed = await runCliInProcess(['openapi', '--public-url', 'https://api.example.com'], {});
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(JSON.parse(printed.stdout).servers[0].url, 'https://api.example.com');
+    const refused = await runCliInProcess(['openapi', '--format', 'yaml'], {});
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /usage: agent-runs openapi/);
+  });
+});

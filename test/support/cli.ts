@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from '../../src/cli/run-command.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = join(REPO, 'src/cli/main.ts');
@@ -61,4 +62,23 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * Runs `agent-runs <args>` as a function in this process, on exactly the variables given: the same
+ * command code as the binary (src/cli/main.ts only hands it process.argv, process.env and the streams).
+ * For a command that exits; serve, dev and worker keep running and are started as processes.
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommand(args, {
+    env: { ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code: code ?? null, stdout, stderr };
 }
