@@ -4,6 +4,7 @@
  * limits); `parseInput` turns a failure into "path: message".
  */
 import { z } from 'zod';
+import type { RunRequest } from '../../domain/run-spec.ts';
 import { toolRefsSchema } from './tool-ref.ts';
 
 import { messagesSchema } from './messages.ts';
@@ -27,19 +28,19 @@ export * from './run-controls.ts';
 
 /** The agent spec's fields, shared by run creation and session creation. */
 export const agentSpecFields = {
-  name: z.string({ error: 'must be a string' }).optional(),
-  agentId: z.string({ error: 'must be a string' }).optional(),
-  systemPrompt: stringAtMost(CONTENT_MAX_CHARS).optional(),
-  modelId: z.string({ error: 'must be a string' }).optional(),
-  reasoningLevel: reasoningLevelField.optional(),
-  tools: toolRefsSchema.optional(),
-  budgets: budgetsSchema.optional(),
-  outputSchema: outputSchemaSchema.optional(),
-  loopDetection: loopDetectionSchema.optional(),
-  toolBudgets: toolBudgetsSchema.optional(),
-  supervisor: supervisorSchema.optional(),
-  plan: planSchema.optional(),
-  metadata: metadataSchema.optional(),
+  name: z.string({ error: 'must be a string' }).exactOptional(),
+  agentId: z.string({ error: 'must be a string' }).exactOptional(),
+  systemPrompt: stringAtMost(CONTENT_MAX_CHARS).exactOptional(),
+  modelId: z.string({ error: 'must be a string' }).exactOptional(),
+  reasoningLevel: reasoningLevelField.exactOptional(),
+  tools: toolRefsSchema.exactOptional(),
+  budgets: budgetsSchema.exactOptional(),
+  outputSchema: outputSchemaSchema.exactOptional(),
+  loopDetection: loopDetectionSchema.exactOptional(),
+  toolBudgets: toolBudgetsSchema.exactOptional(),
+  supervisor: supervisorSchema.exactOptional(),
+  plan: planSchema.exactOptional(),
+  metadata: metadataSchema.exactOptional(),
 };
 
 const isNonBlank = (text: string | undefined) => text !== undefined && text.trim() !== '';
@@ -56,9 +57,9 @@ export const runRequestSchema = z
         .string({ error: 'must be a string' })
         .min(1, `must be 1 to ${formatNumber(CONTENT_MAX_CHARS)} characters`)
         .max(CONTENT_MAX_CHARS, `must be 1 to ${formatNumber(CONTENT_MAX_CHARS)} characters`)
-        .optional(),
-      messages: messagesSchema.optional(),
-      localToolTimeoutMs: intBetween(1_000, 3_600_000).optional(),
+        .exactOptional(),
+      messages: messagesSchema.exactOptional(),
+      localToolTimeoutMs: intBetween(1_000, 3_600_000).exactOptional(),
     },
     { error: 'must be a JSON object' },
   )
@@ -81,5 +82,4 @@ export const runRequestSchema = z
       });
     }
   })
-  .meta({ id: 'RunCreateRequest' });
-export type RunRequest = z.output<typeof runRequestSchema>;
+  .meta({ id: 'RunCreateRequest' }) satisfies z.ZodType<RunRequest>;

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RunRequest } from '../../../domain/run-spec.ts';
 import { InvalidRequestError, UnavailableError } from '../../../domain/errors.ts';
 import { runControlsView } from '../../../engine/lifecycle/run-controls-view.ts';
 import { parseInput } from '../../parse.ts';
@@ -65,7 +64,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
       }),
     },
     async (request, reply) => {
-      const body = parseInput(runRequestSchema, request.body) as RunRequest;
+      const body = parseInput(runRequestSchema, request.body);
       const principal = principalOf(request);
       const run = await engine.runs.create(runCredential(principal), body);
       return reply

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Session, SessionMessage, SessionSpec } from '../../../domain/session.ts';
-import type { SessionMessageRequest } from '../../../engine/lifecycle/session-service.ts';
+import type { Session, SessionMessage } from '../../../domain/session.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
@@ -67,7 +66,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       errors: ['invalid_model', 'forbidden'],
     }),
     async (request, reply) => {
-      const spec = parseInput(sessionCreateSchema, request.body) as SessionSpec;
+      const spec = parseInput(sessionCreateSchema, request.body);
       const session = await engine.sessions.create(runCredential(principalOf(request)), spec);
       return reply.status(201).send({ sessionId: session.id });
     },
@@ -159,7 +158,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       }),
     },
     async (request, reply) => {
-      const message = parseInput(sessionMessageSchema, request.body) as SessionMessageRequest;
+      const message = parseInput(sessionMessageSchema, request.body);
       const principal = principalOf(request);
       const run = await engine.sessions.message(runCredential(principal), request.params.sessionId, message);
       return reply
