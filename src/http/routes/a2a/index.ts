@@ -102,11 +102,12 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
     card,
   );
 
-  app.post<{ Params: AgentParams }>(
+  // The body is what this scope's parser made of it (`registerJsonRpcBodyParser`), or none when none was sent.
+  app.post<{ Params: AgentParams; Body: JsonRpcBody | undefined }>(
     '/',
     { bodyLimit: A2A_BODY_LIMIT, ...describeRoute(A2A_JSON_RPC), preHandler: callLimit },
     async (request, reply) => {
-      const body = (request.body as JsonRpcBody | undefined) ?? {
+      const body = request.body ?? {
         ok: false,
         code: JSON_RPC_CODES.invalidRequest,
         message: 'Invalid Request: the body must be a JSON-RPC request object',

@@ -4,6 +4,7 @@ import type {
   EndpointRequest,
   EndpointResponse,
 } from '../../../auth/oauth/authorization-server.ts';
+import { isJsonObject } from '../../../domain/json-object.ts';
 import { OAUTH_SCOPE_NAMES } from '../../../domain/oauth-scopes.ts';
 import { issuerOf } from '../../oauth/issuer.ts';
 import { TOKEN_BUCKET, TOKEN_REQUESTS_PER_CLIENT, tokenRateLimit } from '../../oauth/token-rate-limit.ts';
@@ -157,9 +158,7 @@ function toEndpointRequest(request: FastifyRequest): EndpointRequest {
 }
 
 function formOf(body: unknown): Record<string, unknown> {
-  return typeof body === 'object' && body !== null && !Array.isArray(body)
-    ? (body as Record<string, unknown>)
-    : {};
+  return isJsonObject(body) ? body : {};
 }
 
 function send(reply: FastifyReply, response: EndpointResponse) {
