@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { RunRequest } from '../../domain/run-spec.ts';
+import type { SessionSpec } from '../../domain/session.ts';
 import { toolRefsSchema } from './tool-ref.ts';
 
 import { messagesSchema } from './messages.ts';
@@ -26,7 +27,11 @@ export * from './limits.ts';
 export * from './messages.ts';
 export * from './run-controls.ts';
 
-/** The agent spec's fields, shared by run creation and session creation. */
+/**
+ * The agent spec's fields, shared by run creation and session creation. Each schema below produces its
+ * domain type (`satisfies z.ZodType<…>`), and these fields are every field of the spec: one added to
+ * the domain type fails to compile here until the edge reads it.
+ */
 export const agentSpecFields = {
   name: z.string({ error: 'must be a string' }).exactOptional(),
   agentId: z.string({ error: 'must be a string' }).exactOptional(),
@@ -41,7 +46,7 @@ export const agentSpecFields = {
   supervisor: supervisorSchema.exactOptional(),
   plan: planSchema.exactOptional(),
   metadata: metadataSchema.exactOptional(),
-};
+} satisfies Record<keyof Omit<SessionSpec, 'localToolTimeoutMs'>, z.ZodType>;
 
 const isNonBlank = (text: string | undefined) => text !== undefined && text.trim() !== '';
 
@@ -60,7 +65,7 @@ export const runRequestSchema = z
         .exactOptional(),
       messages: messagesSchema.exactOptional(),
       localToolTimeoutMs: intBetween(1_000, 3_600_000).exactOptional(),
-    },
+    } satisfies Record<keyof RunRequest, z.ZodType>,
     { error: 'must be a JSON object' },
   )
   .superRefine((request, ctx) => {

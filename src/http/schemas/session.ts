@@ -57,7 +57,7 @@ export const sessionMessageSchema = z
       plan: agentSpecFields.plan,
       metadata: metadataSchema.exactOptional(),
       localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
-    },
+    } satisfies Record<keyof SessionMessageRequest, z.ZodType>,
     { error: 'must be a JSON object' },
   )
   .superRefine((body, context) => {
