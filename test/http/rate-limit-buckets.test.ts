@@ -123,6 +123,15 @@ describe(
       );
     });
 
+    it("the HEAD twin of a GET route counts in the GET route's bucket", async () => {
+      const response = await fetch(`${server.baseUrl}${ws.ws}/models`, {
+        method: 'HEAD',
+        headers: bearer(ws.key),
+      });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('x-ratelimit-bucket'), 'transport');
+    });
+
     it('unmetered routes carry no X-RateLimit headers', async () => {
       const unmetered = operations.filter(
         ({ method, path, bucket }) =>
