@@ -6,6 +6,22 @@ export type SessionStatus = 'active' | 'ended';
 /** The agent spec a session was created with: its defaults for every message run. */
 export type SessionSpec = Omit<RunRequest, 'prompt' | 'messages'>;
 
+/** What a session message may carry: the input, refreshed tool definitions and one-run overrides. */
+export type SessionMessageRequest = Pick<
+  RunRequest,
+  | 'prompt'
+  | 'messages'
+  | 'tools'
+  | 'reasoningLevel'
+  | 'outputSchema'
+  | 'loopDetection'
+  | 'toolBudgets'
+  | 'supervisor'
+  | 'plan'
+  | 'metadata'
+  | 'localToolTimeoutMs'
+>;
+
 export interface Session {
   id: string;
   workspaceId: string;

@@ -3,7 +3,7 @@ import { newId } from '../../domain/ids.ts';
 import { metadataLimitViolations } from '../../domain/metadata.ts';
 import type { Run } from '../../domain/run.ts';
 import type { InputMessage, RunRequest } from '../../domain/run-spec.ts';
-import type { Session, SessionMessage, SessionSpec } from '../../domain/session.ts';
+import type { Session, SessionMessage, SessionMessageRequest, SessionSpec } from '../../domain/session.ts';
 import { withoutUndefined } from '../../domain/without-undefined.ts';
 import type { AgentStore, SessionListQuery, SessionStore } from '../ports.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
@@ -15,22 +15,6 @@ export class SessionConflictError extends DomainError {
     super(code, message);
   }
 }
-
-/** What a message request may carry: the input, refreshed tool definitions and one-run overrides. */
-export type SessionMessageRequest = Pick<
-  RunRequest,
-  | 'prompt'
-  | 'messages'
-  | 'tools'
-  | 'reasoningLevel'
-  | 'outputSchema'
-  | 'loopDetection'
-  | 'toolBudgets'
-  | 'supervisor'
-  | 'plan'
-  | 'metadata'
-  | 'localToolTimeoutMs'
->;
 
 export interface SessionServiceDeps extends RunSpecSources {
   sessions: SessionStore;

@@ -9,7 +9,8 @@ import { rateLimitHeaders, retryAfterSeconds } from '../plugins/rate-limit.ts';
  */
 export const TOKEN_REQUESTS_PER_CLIENT = 600;
 
-const BUCKET = 'oauth_token';
+/** The `X-RateLimit-Bucket` of token requests, which the token endpoint declares as its own limit. */
+export const TOKEN_BUCKET = 'oauth_token';
 
 /** What metering a token request decided: the headers to send, and the answer when it is refused. */
 export interface TokenMetering {
@@ -33,7 +34,7 @@ export function tokenRateLimit(options: { counters: RateCounters }) {
       log.warn({ err: error }, 'rate-limit counters unavailable; token request not metered');
       return { headers: {} };
     }
-    const headers = rateLimitHeaders(BUCKET, limit, decision);
+    const headers = rateLimitHeaders(TOKEN_BUCKET, limit, decision);
     if (decision.allowed) return { headers };
     const retryAfter = retryAfterSeconds(decision);
     return {

@@ -8,6 +8,19 @@ import {
   a2aJsonRpcResponseSchema,
 } from '../schemas/responses/a2a.ts';
 import type { RouteDescription } from './describe-route.ts';
+import type { JsonRpcMethodBuckets } from './route-bucket.ts';
+
+/** Messages start runs; cancelling is lifecycle; reading tasks is transport; anything else another mutation. */
+const A2A_CALL_BUCKETS: JsonRpcMethodBuckets = {
+  byJsonRpcMethod: {
+    'message/send': 'run_start',
+    'message/stream': 'run_start',
+    'tasks/cancel': 'lifecycle',
+    'tasks/get': 'transport',
+    'tasks/resubscribe': 'transport',
+  },
+  otherwise: 'other_mutations',
+};
 
 const cardAnswer = {
   responses: { 200: { description: "The agent's card.", body: a2aAgentCardSchema } },
@@ -20,6 +33,7 @@ export const A2A_ENDPOINT_CARD: RouteDescription = {
   description: "The card of a workspace agent, served at the agent's JSON-RPC endpoint.",
   tags: ['a2a'],
   scopes: ['runs:write'],
+  bucket: 'transport',
   ...cardAnswer,
 };
 
@@ -29,6 +43,7 @@ export const A2A_WELL_KNOWN_CARD: RouteDescription = {
   description: 'The same card where A2A v0.3 peers look for it.',
   tags: ['a2a'],
   scopes: ['runs:write'],
+  bucket: 'transport',
   ...cardAnswer,
 };
 
@@ -39,6 +54,7 @@ export const A2A_JSON_RPC: RouteDescription = {
     'JSON-RPC 2.0 in A2A v0.3 shapes: `message/send` runs the agent and answers with its reply, whose `metadata.svc` carries the usage triple; `message/stream` answers as Server-Sent Events, one JSON-RPC response per `data:` frame; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` act on streamed tasks. Malformed bodies and failures are JSON-RPC errors.',
   tags: ['a2a'],
   scopes: ['runs:write'],
+  bucket: A2A_CALL_BUCKETS,
   body: a2aJsonRpcRequestSchema,
   bodyRefusals: ['payload_too_large'],
   responses: {

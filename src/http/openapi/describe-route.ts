@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import type { ApiTag } from './api-tags.ts';
+import type { RouteBucket } from './route-bucket.ts';
 
 export type ResponseContentType = 'application/json' | 'text/html' | 'text/event-stream';
 
@@ -53,28 +54,34 @@ export interface RouteDocumentation {
 /**
  * A route's entry in the OpenAPI document. `scopes` marks a route taking a workspace credential (an
  * API key, or an OAuth access token holding every one of these scopes; an empty list closes it to
- * access tokens); other routes say who may call them with `auth`.
+ * access tokens); other routes say who may call them with `auth`. Every route names its rate-limit
+ * `bucket` beside them (`{ unmetered: why }` when no limit counts it).
  */
-export type RouteDescription = RouteDocumentation &
-  ({ scopes: readonly OAuthScope[]; auth?: never } | { auth: RouteAuth; scopes?: never });
+export type RouteDescription = RouteDocumentation & { bucket: RouteBucket } & (
+    { scopes: readonly OAuthScope[]; auth?: never } | { auth: RouteAuth; scopes?: never }
+  );
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's entry in the OpenAPI document (`describeRoute`). */
     openapi?: RouteDescription;
+    /** Where the route's requests are counted (`describeRoute`): what the rate-limit hook reads. */
+    bucket?: RouteBucket;
   }
 }
 
 /**
  * Route options describing a route for the OpenAPI document; a route with `scopes` gets them as
- * `config.scopes` too, which the scope check enforces and the document reads: the two cannot differ.
+ * `config.scopes` too, which the scope check enforces and the document reads, and its `bucket` as
+ * `config.bucket`, which the rate-limit hook reads and the document publishes: neither pair can differ.
  */
 export function describeRoute(description: RouteDescription): {
-  config: { openapi: RouteDescription; scopes?: readonly OAuthScope[] };
+  config: { openapi: RouteDescription; bucket: RouteBucket; scopes?: readonly OAuthScope[] };
 } {
   return {
     config: {
       openapi: description,
+      bucket: description.bucket,
       ...(description.scopes !== undefined && { scopes: description.scopes }),
     },
   };

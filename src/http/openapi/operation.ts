@@ -38,6 +38,7 @@ export function operationOf(route: CollectedRoute, description: RouteDescription
     tags: [...description.tags],
     security: securityRequirements(security),
     ...(security.kind === 'credential' && { 'x-required-scopes': [...security.scopes] }),
+    ...(route.bucket !== undefined && { 'x-rate-limit-bucket': route.bucket }),
     ...(parameters.length > 0 && { parameters }),
     ...((description.query ?? description.headers) && {
       requestParams: {

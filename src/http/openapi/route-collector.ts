@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import type { RouteDescription } from './describe-route.ts';
+import type { RouteBucket } from './route-bucket.ts';
 
 /** A registered route as the document needs it: what the scope check reads and how it is described. */
 export interface CollectedRoute {
@@ -9,6 +10,8 @@ export interface CollectedRoute {
   url: string;
   /** `config.scopes`: what the scope check enforces for access tokens. */
   scopes: readonly OAuthScope[] | undefined;
+  /** `config.bucket`: where the rate-limit hook counts the route's requests. */
+  bucket: RouteBucket | undefined;
   description: RouteDescription | undefined;
 }
 
@@ -33,6 +36,7 @@ export function collectRoutes(app: FastifyInstance): readonly CollectedRoute[] {
         method,
         url,
         scopes: options.config?.scopes,
+        bucket: options.config?.bucket,
         description: options.config?.openapi,
       });
     }

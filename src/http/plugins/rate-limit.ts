@@ -5,37 +5,35 @@ import type {
   preHandlerAsyncHookHandler,
 } from 'fastify';
 import { rateLimitSubject } from '../../auth/principal.ts';
-import { rateLimitFor, type RateLimitBucket } from '../../domain/rate-limits.ts';
+import { rateLimitFor } from '../../domain/rate-limits.ts';
 import type { RateCounters, RateDecision } from '../../engine/ports.ts';
-
-const LIFECYCLE_ROUTES = /\/agent-runs\/:runId\/(tool-results|cancel|feedback)$/;
-const RUN_START_ROUTES = /\/(agent-runs|agent-sessions\/:sessionId\/messages)$/;
-
-/** Which bucket a workspace route draws from: run starts, lifecycle callbacks, other mutations, or transport. */
-export function bucketOf(method: string, routeUrl: string): RateLimitBucket {
-  if (method === 'GET' || method === 'HEAD') return 'transport';
-  if (method === 'POST' && RUN_START_ROUTES.test(routeUrl)) return 'run_start';
-  if (method === 'POST' && LIFECYCLE_ROUTES.test(routeUrl)) return 'lifecycle';
-  return 'other_mutations';
-}
+import { workspaceBucketOf } from '../openapi/route-bucket.ts';
 
 export interface RateLimitOptions {
   counters: RateCounters;
-  /** The request's bucket, when the route decides it (from its body: then run the hook as preHandler). */
-  bucket?: (request: FastifyRequest) => RateLimitBucket;
+  /**
+   * The JSON-RPC method a request calls, for routes whose bucket depends on it (`byJsonRpcMethod`):
+   * it is read from the body, so the hook then runs as a preHandler.
+   */
+  jsonRpcMethodOf?: (request: FastifyRequest) => string | undefined;
 }
 
 /**
  * onRequest hook for workspace routes, after authentication (before the body is read): counts the request
- * in its bucket for (workspace, credential: the API key or the access token's grant), sets the X-RateLimit-* headers,
- * and answers `429 rate_limit_exceeded` with Retry-After past the limit. If
- * the counters cannot be reached the request is served (fail open) and logged.
+ * in the bucket its route declares (`describeRoute`'s `bucket`) for (workspace, credential: the API key or
+ * the access token's grant), sets the X-RateLimit-* headers, and answers `429 rate_limit_exceeded` with
+ * Retry-After past the limit. If the counters cannot be reached the request is served (fail open) and logged.
  */
 export function rateLimit(options: RateLimitOptions): onRequestAsyncHookHandler & preHandlerAsyncHookHandler {
   return async function rateLimitHook(request: FastifyRequest, reply: FastifyReply) {
     const principal = request.principal;
     if (!principal) return;
-    const bucket = options.bucket?.(request) ?? bucketOf(request.method, request.routeOptions.url ?? '');
+    const declared = request.routeOptions.config.bucket;
+    if (declared === undefined) {
+      throw new Error(`${request.method} ${request.routeOptions.url ?? ''} declares no rate-limit bucket`);
+    }
+    const bucket = workspaceBucketOf(declared, () => options.jsonRpcMethodOf?.(request));
+    if (bucket === undefined) return;
     const limit = rateLimitFor(bucket, principal.workspace.rateLimits);
     let decision;
     try {

@@ -34,6 +34,7 @@ export function apiReferenceRoutes(app: FastifyInstance, { config }: AppResource
       description: 'Built from the schemas that validate requests; cacheable (`ETag`).',
       tags: ['reference'],
       auth: 'none',
+      bucket: { unmetered: 'public, cacheable document built once' },
       responses: {
         200: {
           description: 'The document.',
@@ -55,6 +56,7 @@ export function apiReferenceRoutes(app: FastifyInstance, { config }: AppResource
       description: 'This document as one HTML page, grouped by tag; no scripts.',
       tags: ['reference'],
       auth: 'none',
+      bucket: { unmetered: 'public, cacheable page built once' },
       responses: {
         200: {
           description: 'The page.',

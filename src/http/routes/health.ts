@@ -38,6 +38,7 @@ export function healthRoutes(app: FastifyInstance, { storage, redis, stopping }:
       summary: 'Liveness',
       tags: ['health'],
       auth: 'none',
+      bucket: { unmetered: 'a probe of the orchestrator, not of a client' },
       responses: { 200: { description: 'The process serves HTTP.', body: livenessSchema } },
     }),
     async () => ({ status: 'ok' }),
@@ -49,6 +50,7 @@ export function healthRoutes(app: FastifyInstance, { storage, redis, stopping }:
       summary: 'Readiness',
       tags: ['health'],
       auth: 'none',
+      bucket: { unmetered: 'a probe of the orchestrator, not of a client' },
       responses: {
         200: { description: 'The database (and Redis, in scale-out) answer.', body: readinessSchema },
         503: {

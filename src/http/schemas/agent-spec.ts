@@ -4,6 +4,8 @@
  * limits); `parseInput` turns a failure into "path: message".
  */
 import { z } from 'zod';
+import type { RunRequest } from '../../domain/run-spec.ts';
+import type { SessionSpec } from '../../domain/session.ts';
 import { toolRefsSchema } from './tool-ref.ts';
 
 import { messagesSchema } from './messages.ts';
@@ -25,22 +27,26 @@ export * from './limits.ts';
 export * from './messages.ts';
 export * from './run-controls.ts';
 
-/** The agent spec's fields, shared by run creation and session creation. */
+/**
+ * The agent spec's fields, shared by run creation and session creation. Each schema below produces its
+ * domain type (`satisfies z.ZodType<…>`), and these fields are every field of the spec: one added to
+ * the domain type fails to compile here until the edge reads it.
+ */
 export const agentSpecFields = {
-  name: z.string({ error: 'must be a string' }).optional(),
-  agentId: z.string({ error: 'must be a string' }).optional(),
-  systemPrompt: stringAtMost(CONTENT_MAX_CHARS).optional(),
-  modelId: z.string({ error: 'must be a string' }).optional(),
-  reasoningLevel: reasoningLevelField.optional(),
-  tools: toolRefsSchema.optional(),
-  budgets: budgetsSchema.optional(),
-  outputSchema: outputSchemaSchema.optional(),
-  loopDetection: loopDetectionSchema.optional(),
-  toolBudgets: toolBudgetsSchema.optional(),
-  supervisor: supervisorSchema.optional(),
-  plan: planSchema.optional(),
-  metadata: metadataSchema.optional(),
-};
+  name: z.string({ error: 'must be a string' }).exactOptional(),
+  agentId: z.string({ error: 'must be a string' }).exactOptional(),
+  systemPrompt: stringAtMost(CONTENT_MAX_CHARS).exactOptional(),
+  modelId: z.string({ error: 'must be a string' }).exactOptional(),
+  reasoningLevel: reasoningLevelField.exactOptional(),
+  tools: toolRefsSchema.exactOptional(),
+  budgets: budgetsSchema.exactOptional(),
+  outputSchema: outputSchemaSchema.exactOptional(),
+  loopDetection: loopDetectionSchema.exactOptional(),
+  toolBudgets: toolBudgetsSchema.exactOptional(),
+  supervisor: supervisorSchema.exactOptional(),
+  plan: planSchema.exactOptional(),
+  metadata: metadataSchema.exactOptional(),
+} satisfies Record<keyof Omit<SessionSpec, 'localToolTimeoutMs'>, z.ZodType>;
 
 const isNonBlank = (text: string | undefined) => text !== undefined && text.trim() !== '';
 
@@ -56,10 +62,10 @@ export const runRequestSchema = z
         .string({ error: 'must be a string' })
         .min(1, `must be 1 to ${formatNumber(CONTENT_MAX_CHARS)} characters`)
         .max(CONTENT_MAX_CHARS, `must be 1 to ${formatNumber(CONTENT_MAX_CHARS)} characters`)
-        .optional(),
-      messages: messagesSchema.optional(),
-      localToolTimeoutMs: intBetween(1_000, 3_600_000).optional(),
-    },
+        .exactOptional(),
+      messages: messagesSchema.exactOptional(),
+      localToolTimeoutMs: intBetween(1_000, 3_600_000).exactOptional(),
+    } satisfies Record<keyof RunRequest, z.ZodType>,
     { error: 'must be a JSON object' },
   )
   .superRefine((request, ctx) => {
@@ -81,5 +87,4 @@ export const runRequestSchema = z
       });
     }
   })
-  .meta({ id: 'RunCreateRequest' });
-export type RunRequest = z.output<typeof runRequestSchema>;
+  .meta({ id: 'RunCreateRequest' }) satisfies z.ZodType<RunRequest>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Attachment } from '../../domain/run-spec.ts';
 
 /** The attachment MIME types the interface names; any other `text/*` subtype is accepted as well. */
 export const ALLOWED_ATTACHMENT_MIME = [
@@ -116,13 +117,12 @@ const inlineFileAttachmentSchema = z.object({
 const urlFileAttachmentSchema = z.object({
   type: z.literal('input_file_url'),
   url: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }),
-  mimeType: attachmentMimeSchema.optional(),
-  filename: z.string({ error: 'must be a string' }).optional(),
+  mimeType: attachmentMimeSchema.exactOptional(),
+  filename: z.string({ error: 'must be a string' }).exactOptional(),
 });
 
 export const attachmentSchema = z
   .discriminatedUnion('type', [inlineFileAttachmentSchema, urlFileAttachmentSchema], {
     error: 'must be an object whose type is input_file or input_file_url',
   })
-  .meta({ id: 'Attachment' });
-export type Attachment = z.output<typeof attachmentSchema>;
+  .meta({ id: 'Attachment' }) satisfies z.ZodType<Attachment>;

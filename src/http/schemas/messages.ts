@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { InputMessage } from '../../domain/run-spec.ts';
 import { attachmentSchema, decodedBase64Size } from './attachments.ts';
 import {
   CONTENT_MAX_CHARS,
@@ -13,15 +14,14 @@ export const messageSchema = z
     {
       role: z.enum(['user', 'assistant', 'system'], { error: 'must be user, assistant or system' }),
       content: stringAtMost(CONTENT_MAX_CHARS),
-      attachments: z.array(attachmentSchema, { error: 'must be an array' }).optional(),
+      attachments: z.array(attachmentSchema, { error: 'must be an array' }).exactOptional(),
     },
     { error: 'must be an object { role, content, attachments? }' },
   )
-  .meta({ id: 'InputMessage' });
-export type Message = z.output<typeof messageSchema>;
+  .meta({ id: 'InputMessage' }) satisfies z.ZodType<InputMessage>;
 
 /** Index of the last message whose role is not `system`, or -1. */
-export function lastNonSystemIndex(messages: readonly Pick<Message, 'role'>[]): number {
+export function lastNonSystemIndex(messages: readonly Pick<InputMessage, 'role'>[]): number {
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     if (messages[index]?.role !== 'system') return index;
   }

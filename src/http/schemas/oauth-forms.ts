@@ -6,6 +6,13 @@
 import { z } from 'zod';
 import { OAUTH_SCOPE_NAMES } from '../../domain/oauth-scopes.ts';
 
+/**
+ * The fields of a parsed form or query string, each sent once or repeated: what the pages read from
+ * `request.body` and `request.query`. Anything else (no body) reads as no fields.
+ */
+export const formFieldsSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())])).catch({});
+export type FormFields = z.output<typeof formFieldsSchema>;
+
 const scopeList = z.string().describe(`Space-separated scopes, among: ${OAUTH_SCOPE_NAMES.join(', ')}.`);
 
 export const authorizeQuerySchema = z.object({

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { metadataLimitViolations } from '../../domain/metadata.ts';
+import type {
+  BudgetsSetting,
+  LoopDetectionSetting,
+  OutputSchemaSetting,
+  PlanSetting,
+  SupervisorSetting,
+  ToolBudgetsSetting,
+} from '../../domain/run-controls.ts';
 import {
   METADATA_KEY_PATTERN,
   METADATA_VALUE_MAX_CHARS,
@@ -31,7 +39,7 @@ export const metadataSchema = z
   })
   .superRefine((metadata, ctx) => {
     for (const message of metadataLimitViolations(metadata)) ctx.addIssue({ code: 'custom', message });
-  });
+  }) satisfies z.ZodType<Record<string, string>>;
 
 const outputSchemaObject = z
   .object(
@@ -39,7 +47,7 @@ const outputSchemaObject = z
       name: z
         .string({ error: 'must be a string' })
         .regex(OUTPUT_SCHEMA_NAME_PATTERN, 'must match ^[a-zA-Z0-9_-]{1,64}$')
-        .optional(),
+        .exactOptional(),
       schema: documentedAs(
         z.custom<Record<string, unknown>>(
           isPlainObject,
@@ -47,7 +55,9 @@ const outputSchemaObject = z
         ),
         z.record(z.string(), z.unknown()),
       ),
-      enforcement: z.enum(['best_effort', 'strict'], { error: 'must be best_effort or strict' }).optional(),
+      enforcement: z
+        .enum(['best_effort', 'strict'], { error: 'must be best_effort or strict' })
+        .exactOptional(),
     },
     { error: 'must be an object { name?, schema, enforcement? }' },
   )
@@ -66,15 +76,14 @@ export const outputSchemaSchema = outputSchemaObject.transform(({ name, schema, 
   name: name ?? 'output',
   schema,
   enforcement: enforcement ?? 'best_effort',
-}));
-export type OutputSchemaSpec = z.output<typeof outputSchemaSchema>;
+})) satisfies z.ZodType<OutputSchemaSetting>;
 
 export const LOOP_DETECTION_DEFAULTS = { consecutiveThreshold: 3, hardCutoffThreshold: 6 } as const;
 
 const loopDetectionObject = z
   .object({
-    consecutiveThreshold: intBetween(2, 100).optional(),
-    hardCutoffThreshold: intBetween(3, 100).optional(),
+    consecutiveThreshold: intBetween(2, 100).exactOptional(),
+    hardCutoffThreshold: intBetween(3, 100).exactOptional(),
   })
   .transform((value, ctx) => {
     const consecutiveThreshold = value.consecutiveThreshold ?? LOOP_DETECTION_DEFAULTS.consecutiveThreshold;
@@ -95,8 +104,7 @@ export const loopDetectionSchema = scalarOrObject(
   z.literal(false),
   loopDetectionObject,
   'must be false or an object { consecutiveThreshold?, hardCutoffThreshold? }',
-);
-export type LoopDetection = z.output<typeof loopDetectionSchema>;
+) satisfies z.ZodType<LoopDetectionSetting>;
 
 /** Tool name → `{ maxCalls }`: ≤32 entries, key 1 to 120 characters, maxCalls 0 to 1000. */
 export const toolBudgetsSchema = z
@@ -118,12 +126,11 @@ export const toolBudgetsSchema = z
         message: `must have at most ${TOOL_BUDGETS_MAX} entries (got ${entries})`,
       });
     }
-  });
-export type ToolBudgets = z.output<typeof toolBudgetsSchema>;
+  }) satisfies z.ZodType<ToolBudgetsSetting>;
 
 const reasoningTriggerSchema = scalarOrObject(
   z.literal(false),
-  z.object({ chars: intBetween(1, 50_000).optional(), ms: intBetween(1, 600_000).optional() }),
+  z.object({ chars: intBetween(1, 50_000).exactOptional(), ms: intBetween(1, 600_000).exactOptional() }),
   'must be false or an object { chars?, ms? }',
 );
 
@@ -131,37 +138,35 @@ const reasoningTriggerSchema = scalarOrObject(
 export const supervisorSchema = scalarOrObject(
   z.boolean(),
   z.object({
-    interval: intBetween(1, 100).optional(),
-    modelId: z.string({ error: 'must be a string' }).optional(),
-    reasoningTrigger: reasoningTriggerSchema.optional(),
+    interval: intBetween(1, 100).exactOptional(),
+    modelId: z.string({ error: 'must be a string' }).exactOptional(),
+    reasoningTrigger: reasoningTriggerSchema.exactOptional(),
   }),
   'must be true, false or an object { interval?, modelId?, reasoningTrigger? }',
-);
-export type Supervisor = z.output<typeof supervisorSchema>;
+) satisfies z.ZodType<SupervisorSetting>;
 
 /** Task plan: types are checked; step count, step length and brief are clamped, as the spec says. */
 export const planSchema = scalarOrObject(
   z.union([z.boolean(), z.enum(['auto', 'required'])]),
   z.object({
-    mode: z.enum(['off', 'auto', 'required'], { error: 'must be off, auto or required' }).optional(),
+    mode: z.enum(['off', 'auto', 'required'], { error: 'must be off, auto or required' }).exactOptional(),
     steps: z
       .array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' })
       .transform((steps) => steps.slice(0, PLAN_STEPS_MAX).map((step) => step.slice(0, PLAN_STEP_MAX_CHARS)))
-      .optional(),
+      .exactOptional(),
     brief: z
       .string({ error: 'must be a string' })
       .transform((brief) => brief.slice(0, PLAN_BRIEF_MAX_CHARS))
-      .optional(),
-    planOnly: z.boolean({ error: 'must be true or false' }).optional(),
+      .exactOptional(),
+    planOnly: z.boolean({ error: 'must be true or false' }).exactOptional(),
   }),
   'must be true, false, auto, required or an object { mode?, steps?, brief?, planOnly? }',
-);
-export type Plan = z.output<typeof planSchema>;
+) satisfies z.ZodType<PlanSetting>;
 
 export const budgetsSchema = z.object(
-  { maxToolTurns: intBetween(1, 1000).optional() },
+  { maxToolTurns: intBetween(1, 1000).exactOptional() },
   { error: 'must be an object { maxToolTurns? }' },
-);
+) satisfies z.ZodType<BudgetsSetting>;
 
 /** The shared reasoningLevel schema, with one precise message when neither form matches. */
 export const reasoningLevelField = z.union(reasoningLevelSchema.options, {

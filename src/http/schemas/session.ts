@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SessionMessageRequest, SessionSpec } from '../../domain/session.ts';
 import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
 import { documentedAs } from './documented-input.ts';
 import { CONTENT_MAX_CHARS, METADATA_KEY_PATTERN, METADATA_VALUE_MAX_CHARS } from './limits.ts';
@@ -17,8 +18,8 @@ export const sessionCreateSchema = z
       ...agentSpecFields,
       localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
       // Accepted only to be refused with a message pointing at /messages.
-      prompt: documentedAs(z.unknown(), z.never()).optional(),
-      messages: documentedAs(z.unknown(), z.never()).optional(),
+      prompt: documentedAs(z.unknown(), z.never()).exactOptional(),
+      messages: documentedAs(z.unknown(), z.never()).exactOptional(),
     },
     { error: 'must be a JSON object' },
   )
@@ -39,14 +40,14 @@ export const sessionCreateSchema = z
     }
   })
   .transform(({ prompt: _prompt, messages: _messages, ...spec }) => spec)
-  .meta({ id: 'SessionCreateRequest' });
+  .meta({ id: 'SessionCreateRequest' }) satisfies z.ZodType<SessionSpec>;
 
 /** `POST {ws}/agent-sessions/{id}/messages`: the input, refreshed tools, and one-run overrides. */
 export const sessionMessageSchema = z
   .object(
     {
-      prompt: z.string().min(1).max(CONTENT_MAX_CHARS).optional(),
-      messages: messagesSchema.optional(),
+      prompt: z.string().min(1).max(CONTENT_MAX_CHARS).exactOptional(),
+      messages: messagesSchema.exactOptional(),
       tools: agentSpecFields.tools,
       reasoningLevel: agentSpecFields.reasoningLevel,
       outputSchema: agentSpecFields.outputSchema,
@@ -54,9 +55,9 @@ export const sessionMessageSchema = z
       toolBudgets: agentSpecFields.toolBudgets,
       supervisor: agentSpecFields.supervisor,
       plan: agentSpecFields.plan,
-      metadata: metadataSchema.optional(),
+      metadata: metadataSchema.exactOptional(),
       localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
-    },
+    } satisfies Record<keyof SessionMessageRequest, z.ZodType>,
     { error: 'must be a JSON object' },
   )
   .superRefine((body, context) => {
@@ -64,7 +65,7 @@ export const sessionMessageSchema = z
       context.addIssue({ code: 'custom', message: 'exactly one of prompt or messages is required' });
     }
   })
-  .meta({ id: 'SessionMessageRequest' });
+  .meta({ id: 'SessionMessageRequest' }) satisfies z.ZodType<SessionMessageRequest>;
 
 const toList = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 

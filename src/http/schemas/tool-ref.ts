@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ToolRef } from '../../domain/tool-ref.ts';
 import {
   declaredToolNameSchema,
   headersSchema,
@@ -13,27 +14,27 @@ const svcPluginRef = z.strictObject({ kind: z.literal('svc_plugin'), name: decla
 const localRef = z.object({
   kind: z.literal('local'),
   name: declaredToolNameSchema,
-  description: z.string().optional(),
-  parameters: z.unknown().optional(),
-  outputSchema: z.unknown().optional(),
-  longRunning: z.boolean().optional(),
-  readOnly: z.boolean().optional(),
-  retain: z.boolean().optional(),
+  description: z.string().exactOptional(),
+  parameters: z.unknown().exactOptional(),
+  outputSchema: z.unknown().exactOptional(),
+  longRunning: z.boolean().exactOptional(),
+  readOnly: z.boolean().exactOptional(),
+  retain: z.boolean().exactOptional(),
 });
 
 const a2aRef = z.object({
   kind: z.literal('a2a'),
   name: declaredToolNameSchema,
-  description: z.string().optional(),
+  description: z.string().exactOptional(),
   agentCardUrl: httpUrlSchema,
-  headers: headersSchema.optional(),
-  contextId: z.string().min(1).optional(),
+  headers: headersSchema.exactOptional(),
+  contextId: z.string().min(1).exactOptional(),
 });
 
 const a2aLocalRef = z.object({
   kind: z.literal('a2a_local'),
   name: declaredToolNameSchema,
-  description: z.string().optional(),
+  description: z.string().exactOptional(),
   agentCard: jsonObjectSchema,
 });
 
@@ -41,21 +42,21 @@ const mcpRef = z.object({
   kind: z.literal('mcp'),
   name: toolNameSchema,
   url: httpUrlSchema,
-  headers: headersSchema.optional(),
-  toolFilter: z.array(z.string().min(1)).optional(),
+  headers: headersSchema.exactOptional(),
+  toolFilter: z.array(z.string().min(1)).exactOptional(),
 });
 
 const mcpLocalTool = z.looseObject({
   name: declaredToolNameSchema,
-  description: z.string().optional(),
-  inputSchema: z.unknown().optional(),
-  annotations: z.unknown().optional(),
+  description: z.string().exactOptional(),
+  inputSchema: z.unknown().exactOptional(),
+  annotations: z.unknown().exactOptional(),
 });
 
 const mcpLocalRef = z.object({
   kind: z.literal('mcp_local'),
   name: toolNameSchema,
-  serverInfo: z.looseObject({ name: z.string(), version: z.string().optional() }).optional(),
+  serverInfo: z.looseObject({ name: z.string(), version: z.string().exactOptional() }).exactOptional(),
   tools: z.array(mcpLocalTool).min(1, 'must list 1 to 64 tools').max(64, 'must list 1 to 64 tools'),
 });
 
@@ -64,7 +65,6 @@ export const toolRefSchema = z
   .discriminatedUnion('kind', [svcRef, svcPluginRef, localRef, a2aRef, a2aLocalRef, mcpRef, mcpLocalRef], {
     error: 'kind must be one of svc, svc_plugin, local, a2a, a2a_local, mcp, mcp_local',
   })
-  .meta({ id: 'ToolRef' });
+  .meta({ id: 'ToolRef' }) satisfies z.ZodType<ToolRef>;
 
-export type ToolRefInput = z.output<typeof toolRefSchema>;
 export const toolRefsSchema = z.array(toolRefSchema);

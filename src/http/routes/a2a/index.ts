@@ -1,7 +1,6 @@
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RateLimitBucket } from '../../../domain/rate-limits.ts';
 import { issuerOf } from '../../oauth/issuer.ts';
 import {
   A2A_ENDPOINT_CARD,
@@ -76,7 +75,10 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
   registerJsonRpcBodyParser(app);
   // Card reads are transport; a call counts in its method's bucket, so its body is read first.
   const transportLimit = rateLimit({ counters: rateCounters });
-  const callLimit = rateLimit({ counters: rateCounters, bucket: (request) => bucketOfCall(request) });
+  const callLimit = rateLimit({
+    counters: rateCounters,
+    jsonRpcMethodOf: (request) => methodOf(request.body),
+  });
 
   const endpointUrl = (params: AgentParams) =>
     `${issuerOf(config, app)}${a2aWorkspacePath(params.workspaceSlug)}/agents/${params.agentSlug}`;
@@ -100,11 +102,12 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
     card,
   );
 
-  app.post<{ Params: AgentParams }>(
+  // The body is what this scope's parser made of it (`registerJsonRpcBodyParser`), or none when none was sent.
+  app.post<{ Params: AgentParams; Body: JsonRpcBody | undefined }>(
     '/',
     { bodyLimit: A2A_BODY_LIMIT, ...describeRoute(A2A_JSON_RPC), preHandler: callLimit },
     async (request, reply) => {
-      const body = (request.body as JsonRpcBody | undefined) ?? {
+      const body = request.body ?? {
         ok: false,
         code: JSON_RPC_CODES.invalidRequest,
         message: 'Invalid Request: the body must be a JSON-RPC request object',
@@ -128,20 +131,4 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
       return reply.send(answer);
     },
   );
-}
-
-/** Messages start runs; cancelling is lifecycle; reading tasks is transport; anything else another mutation. */
-function bucketOfCall(request: FastifyRequest): RateLimitBucket {
-  switch (methodOf(request.body as JsonRpcBody | undefined)) {
-    case 'message/send':
-    case 'message/stream':
-      return 'run_start';
-    case 'tasks/cancel':
-      return 'lifecycle';
-    case 'tasks/get':
-    case 'tasks/resubscribe':
-      return 'transport';
-    default:
-      return 'other_mutations';
-  }
 }

@@ -64,7 +64,9 @@ export function requestIdOf(body: JsonRpcBody): string | number | null {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
 }
 
-/** The JSON-RPC method a body names, when it names one. */
-export function methodOf(body: JsonRpcBody | undefined): string | undefined {
-  return body?.ok === true && typeof body.request.method === 'string' ? body.request.method : undefined;
+/** The JSON-RPC method a parsed body (`JsonRpcBody`, or nothing when none was sent) names, when it names one. */
+export function methodOf(body: unknown): string | undefined {
+  if (!isJsonObject(body) || body.ok !== true || !isJsonObject(body.request)) return undefined;
+  const { method } = body.request;
+  return typeof method === 'string' ? method : undefined;
 }

@@ -52,7 +52,7 @@ export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppRe
         modelId: body.modelId ?? null,
         useWorkspaceDefaultModel: body.useWorkspaceDefaultModel ?? body.modelId === undefined,
         reasoningLevel: body.reasoningLevel ?? null,
-        tools: (body.tools ?? []) as ToolRef[],
+        tools: body.tools ?? [],
         isSystem: body.system ?? false,
       });
       return reply.status(201).send({ id: agent.id, slug: agent.slug });

@@ -23,6 +23,7 @@ export const AUTHORIZE: RouteDescription = {
     'Checks the request, then shows the sign-in page (or goes to consent when the browser is signed in). Errors go back to the redirect URI with `error`, `error_description`, `state` and `iss`, except an unknown client or redirect URI, which are shown on a page.',
   tags: ['oauth'],
   auth: 'none',
+  bucket: { unmetered: 'browser pages of the sign-in flow, before any credential' },
   query: authorizeQuerySchema,
   responses: {
     200: page('The sign-in page (form fields `email` and `password`).'),
@@ -39,6 +40,9 @@ export const SIGN_IN: RouteDescription = {
   summary: 'Sign-in form',
   tags: ['oauth'],
   auth: 'none',
+  bucket: {
+    unmetered: 'a browser form: attempts are throttled per account and address instead (sign-in throttle)',
+  },
   form: signInFormSchema,
   responses: {
     303: redirect('Signed in: to the consent page.'),
@@ -58,6 +62,7 @@ export const SIGN_OUT: RouteDescription = {
   description: "Ends the browser's session; the same request asks for a sign-in again.",
   tags: ['oauth'],
   auth: 'none',
+  bucket: { unmetered: 'browser pages of the sign-in flow, before any credential' },
   form: signOutFormSchema,
   responses: {
     303: redirect('To the consent page, which shows the sign-in page.'),
@@ -71,6 +76,7 @@ export const SHOW_CONSENT: RouteDescription = {
   summary: 'Consent page',
   tags: ['oauth'],
   auth: 'none',
+  bucket: { unmetered: 'browser pages of the sign-in flow, before any credential' },
   query: consentQuerySchema,
   responses: {
     200: page(
@@ -86,6 +92,7 @@ export const ANSWER_CONSENT: RouteDescription = {
   description: 'Answered once: a second submission finds the request gone.',
   tags: ['oauth'],
   auth: 'none',
+  bucket: { unmetered: 'browser pages of the sign-in flow, before any credential' },
   form: consentFormSchema,
   responses: {
     303: redirect(

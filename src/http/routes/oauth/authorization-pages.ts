@@ -18,11 +18,10 @@ import {
   SIGN_IN,
   SIGN_OUT,
 } from './authorization-page-descriptions.ts';
+import { formFieldsSchema } from '../../schemas/oauth-forms.ts';
 
 /** An authorization request waits this long for sign-in and consent. */
 const REQUEST_LIFETIME_MS = 10 * 60 * 1000;
-
-type FormBody = Record<string, string | string[] | undefined>;
 
 const EXPIRED =
   'This authorization request has expired or was already answered. Go back to the application and start again.';
@@ -72,7 +71,7 @@ export function authorizationPages(
   }
 
   app.get('/oauth/authorize', describeRoute(AUTHORIZE), async (request, reply) => {
-    const check = await checkAuthorizationRequest(repos.oauth, request.query as Record<string, unknown>);
+    const check = await checkAuthorizationRequest(repos.oauth, formFieldsSchema.parse(request.query));
     if (!check.ok && !check.redirect)
       return sendPage(reply, 400, messagePage('Invalid request', check.message));
     if (!check.ok) {
@@ -102,7 +101,7 @@ export function authorizationPages(
   });
 
   app.post('/oauth/sign-in', describeRoute(SIGN_IN), async (request, reply) => {
-    const form = request.body as FormBody;
+    const form = formFieldsSchema.parse(request.body);
     const pending = await repos.oauthFlow.findRequest(single(form.request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
     const session = await sessions.current(request);
@@ -147,7 +146,7 @@ export function authorizationPages(
 
   // "Not you?": the browser's session ends and the same request asks for a sign-in again.
   app.post('/oauth/sign-out', describeRoute(SIGN_OUT), async (request, reply) => {
-    const form = request.body as FormBody;
+    const form = formFieldsSchema.parse(request.body);
     const pending = await repos.oauthFlow.findRequest(single(form.request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
     const session = await sessions.current(request);
@@ -159,7 +158,7 @@ export function authorizationPages(
   });
 
   app.get('/oauth/consent', describeRoute(SHOW_CONSENT), async (request, reply) => {
-    const pending = await repos.oauthFlow.findRequest(single((request.query as FormBody).request));
+    const pending = await repos.oauthFlow.findRequest(single(formFieldsSchema.parse(request.query).request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
     const session = await sessions.current(request);
     if (!session?.userId || session.workspaceId !== pending.workspaceId) return showSignIn(reply, pending);
@@ -189,7 +188,7 @@ export function authorizationPages(
   }
 
   app.post('/oauth/consent', describeRoute(ANSWER_CONSENT), async (request, reply) => {
-    const form = request.body as FormBody;
+    const form = formFieldsSchema.parse(request.body);
     const pending = await repos.oauthFlow.findRequest(single(form.request));
     if (!pending) return sendPage(reply, 400, messagePage('Request expired', EXPIRED));
     const session = await sessions.current(request);

@@ -4,9 +4,10 @@ import type {
   EndpointRequest,
   EndpointResponse,
 } from '../../../auth/oauth/authorization-server.ts';
+import { isJsonObject } from '../../../domain/json-object.ts';
 import { OAUTH_SCOPE_NAMES } from '../../../domain/oauth-scopes.ts';
 import { issuerOf } from '../../oauth/issuer.ts';
-import { TOKEN_REQUESTS_PER_CLIENT, tokenRateLimit } from '../../oauth/token-rate-limit.ts';
+import { TOKEN_BUCKET, TOKEN_REQUESTS_PER_CLIENT, tokenRateLimit } from '../../oauth/token-rate-limit.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
 import { revokeFormSchema, tokenFormSchema } from '../../schemas/oauth-forms.ts';
 import { oauthErrorBodySchema } from '../../schemas/responses/error-bodies.ts';
@@ -37,6 +38,7 @@ export function tokenEndpoints(
       ].join('\n\n'),
       tags: ['oauth'],
       auth: 'oauth_client',
+      bucket: { ownLimit: TOKEN_BUCKET, per: 'OAuth client' },
       form: tokenFormSchema,
       responses: {
         200: {
@@ -82,6 +84,7 @@ export function tokenEndpoints(
         "A refresh token ends its grant with every access token of it; an access token ends itself. Unknown tokens and other apps' tokens are answered 200 and left alone.",
       tags: ['oauth'],
       auth: 'oauth_client',
+      bucket: { unmetered: 'revocation only ends tokens, and only of the authenticated client' },
       form: revokeFormSchema,
       responses: {
         200: { description: 'Revoked (or nothing to revoke).' },
@@ -113,6 +116,7 @@ export function tokenEndpoints(
       summary: 'Authorization server metadata (RFC 8414)',
       tags: ['oauth'],
       auth: 'none',
+      bucket: { unmetered: 'public, cacheable server metadata' },
       responses: {
         200: {
           description: 'The issuer, endpoints, scopes and methods (cacheable for an hour).',
@@ -154,9 +158,7 @@ function toEndpointRequest(request: FastifyRequest): EndpointRequest {
 }
 
 function formOf(body: unknown): Record<string, unknown> {
-  return typeof body === 'object' && body !== null && !Array.isArray(body)
-    ? (body as Record<string, unknown>)
-    : {};
+  return isJsonObject(body) ? body : {};
 }
 
 function send(reply: FastifyReply, response: EndpointResponse) {

@@ -33,6 +33,7 @@ export async function userinfoRoute(app: FastifyInstance, options: { resources: 
         'Discovers the workspace slug to call after sign-in. An API key identifies no person: `sub` and `email` are null.',
       tags: ['identity'],
       scopes: ['svc.identity:read'],
+      bucket: 'transport',
       responses: {
         200: { description: 'The user and workspace.', body: userInfoSchema },
         401: {

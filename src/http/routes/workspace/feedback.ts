@@ -35,6 +35,7 @@ export function feedbackRoutes(app: FastifyInstance, { repos }: AppResources): v
         'One verdict per run: a repeat call updates it (last write wins). The author is the calling API key; OAuth tokens leave it null.',
       tags: ['feedback'],
       scopes: ['feedback:write'],
+      bucket: 'lifecycle',
       body: feedbackSchema,
       responses: {
         200: { description: 'The verdict was updated.', body: feedbackAnswerSchema },
@@ -69,6 +70,7 @@ export function feedbackRoutes(app: FastifyInstance, { repos }: AppResources): v
       summary: 'List the feedback given on runs',
       tags: ['feedback'],
       scopes: ['feedback:read'],
+      bucket: 'transport',
       query: listQuerySchema,
       responses: { 200: { description: 'A page of feedback, newest first.', body: feedbackListSchema } },
     }),

@@ -13,6 +13,7 @@ export function modelRoutes(app: FastifyInstance, { catalog }: AppResources): vo
       description: "Each entry's `id` is the value to pass back as `modelId`.",
       tags: ['models'],
       scopes: ['models:read'],
+      bucket: 'transport',
       responses: { 200: { description: 'The catalog and the default model.', body: modelListSchema } },
     }),
     async (request) => catalog.list(principalOf(request).workspace.id),

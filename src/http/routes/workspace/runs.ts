@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RunRequest } from '../../../domain/run-spec.ts';
 import { InvalidRequestError, UnavailableError } from '../../../domain/errors.ts';
 import { runControlsView } from '../../../engine/lifecycle/run-controls-view.ts';
 import { parseInput } from '../../parse.ts';
@@ -59,13 +58,14 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
           'Validates the agent spec plus `prompt` or `messages`, resolves the model, stores the run and answers at once: the run executes in a worker. A stored run is never dropped: if the queue (Redis) cannot take it now, it is queued as soon as it can. While the database does not answer, nothing is stored and the answer is `503 unavailable` with `Retry-After`.',
         tags: ['runs'],
         scopes: ['runs:write'],
+        bucket: 'run_start',
         body: runRequestSchema,
         responses: { 202: { description: 'The run was accepted.', body: runCreatedSchema } },
         errors: ['invalid_model', 'forbidden'],
       }),
     },
     async (request, reply) => {
-      const body = parseInput(runRequestSchema, request.body) as RunRequest;
+      const body = parseInput(runRequestSchema, request.body);
       const principal = principalOf(request);
       const run = await engine.runs.create(runCredential(principal), body);
       return reply
@@ -83,6 +83,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         'Status, final text, error, the spec, metadata, the client tool calls awaiting an answer (`pendingToolCalls`), the usage triple (`tokens`, `turns`, `model`: null until the terminal event) and, once known, the `structuredOutput` report (with the validated reply) and the current task `plan`. No live subscription.',
       tags: ['runs'],
       scopes: ['runs:read'],
+      bucket: 'transport',
       responses: { 200: { description: 'The run snapshot.', body: runSnapshotSchema } },
       errors: ['not_found'],
     }),
@@ -105,6 +106,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         'Server-Sent Events: each frame has `id: <seq>`, `event: <type>` and `data: <JSON { seq, type, data }>`. Events after the cursor are replayed from the persisted log, then the stream goes on live; it closes right after the terminal event. Idle streams get comment lines as heartbeats.',
       tags: ['runs'],
       scopes: ['runs:read'],
+      bucket: 'transport',
       query: streamQuerySchema,
       headers: streamHeadersSchema,
       responses: {
@@ -147,6 +149,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
           'Exactly one of `result` or `error` for a pending `local_tool_call`. After a cancellation the answer is accepted and ignored.',
         tags: ['runs'],
         scopes: ['runs:write'],
+        bucket: 'lifecycle',
         body: toolResultSchema,
         responses: { 200: { description: 'The result was stored.', body: toolResultAcceptedSchema } },
         errors: ['not_found', 'unknown_tool_use', 'run_terminal'],
@@ -173,6 +176,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         'Idempotent. The runner stops between model turns; the stream ends with a `cancelled` event.',
       tags: ['runs'],
       scopes: ['runs:write'],
+      bucket: 'lifecycle',
       responses: {
         200: { description: 'Cancellation requested (or the run had ended).', body: runCancelledSchema },
       },

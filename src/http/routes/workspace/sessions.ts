@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Session, SessionMessage, SessionSpec } from '../../../domain/session.ts';
-import type { SessionMessageRequest } from '../../../engine/lifecycle/session-service.ts';
+import type { Session, SessionMessage } from '../../../domain/session.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
@@ -62,12 +61,13 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
         'The agent spec without `prompt` or `messages`: its values become the defaults of every message run.',
       tags: ['sessions'],
       scopes: ['sessions:write'],
+      bucket: 'other_mutations',
       body: sessionCreateSchema,
       responses: { 201: { description: 'The session was created.', body: sessionCreatedSchema } },
       errors: ['invalid_model', 'forbidden'],
     }),
     async (request, reply) => {
-      const spec = parseInput(sessionCreateSchema, request.body) as SessionSpec;
+      const spec = parseInput(sessionCreateSchema, request.body);
       const session = await engine.sessions.create(runCredential(principalOf(request)), spec);
       return reply.status(201).send({ sessionId: session.id });
     },
@@ -81,6 +81,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       description: 'Most recently used first. `metadata` filters repeat as `key:value` and combine with AND.',
       tags: ['sessions'],
       scopes: ['sessions:read'],
+      bucket: 'transport',
       query: sessionListQuerySchema,
       responses: { 200: { description: 'A page of sessions.', body: sessionListSchema } },
     }),
@@ -103,6 +104,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       summary: 'Read a session',
       tags: ['sessions'],
       scopes: ['sessions:read'],
+      bucket: 'transport',
       responses: { 200: { description: 'The session.', body: sessionDetailSchema } },
       errors: ['not_found'],
     }),
@@ -126,6 +128,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
         'Every message by default (`full`); `lastMessages=N` returns the last N. Tool calls are not replayed; attachments appear as metadata.',
       tags: ['sessions'],
       scopes: ['sessions:read'],
+      bucket: 'transport',
       query: sessionReplayQuerySchema,
       responses: { 200: { description: 'The messages, oldest first.', body: sessionReplaySchema } },
       errors: ['not_found'],
@@ -153,13 +156,14 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
           "A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session.",
         tags: ['sessions'],
         scopes: ['sessions:write'],
+        bucket: 'run_start',
         body: sessionMessageSchema,
         responses: { 202: { description: 'The run was accepted.', body: runCreatedSchema } },
         errors: ['not_found', 'invalid_model', 'forbidden', 'session_busy', 'session_ended'],
       }),
     },
     async (request, reply) => {
-      const message = parseInput(sessionMessageSchema, request.body) as SessionMessageRequest;
+      const message = parseInput(sessionMessageSchema, request.body);
       const principal = principalOf(request);
       const run = await engine.sessions.message(runCredential(principal), request.params.sessionId, message);
       return reply
@@ -176,6 +180,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       description: 'The session becomes `ended`; a run in progress is cancelled.',
       tags: ['sessions'],
       scopes: ['sessions:write'],
+      bucket: 'other_mutations',
       responses: { 200: { description: 'The session is ended.', body: sessionEndedSchema } },
       errors: ['not_found'],
     }),
