@@ -3,7 +3,9 @@ import formBody from '@fastify/formbody';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AuthorizationServer } from '../../../auth/oauth/authorization-server.ts';
-import { BrowserSessions } from '../../oauth/browser-sessions.ts';
+import { AuthorizationPagesFlow } from '../../../auth/oauth/authorization-pages-flow.ts';
+import { BrowserSessions } from '../../../auth/oauth/browser-sessions.ts';
+import { SessionCookie } from '../../oauth/session-cookie.ts';
 import type { AppResources } from '../../resources.ts';
 import { authorizationPages } from './authorization-pages.ts';
 import { tokenEndpoints } from './token-endpoints.ts';
@@ -20,8 +22,19 @@ export async function oauthRoutes(app: FastifyInstance, options: { resources: Ap
   });
   const server = new AuthorizationServer(resources.repos.oauth);
   const secure = resources.config.publicUrl?.startsWith('https:') ?? false;
-  const sessions = new BrowserSessions(resources.repos.oauthFlow, { secure });
-  authorizationPages(app, resources, { server, sessions });
+  const { repos } = resources;
+  const flow = new AuthorizationPagesFlow(
+    {
+      oauth: repos.oauth,
+      flow: repos.oauthFlow,
+      users: repos.users,
+      agents: repos.agents,
+      rateCounters: resources.rateCounters,
+    },
+    server,
+    new BrowserSessions(repos.oauthFlow),
+  );
+  authorizationPages(app, resources, { flow, cookie: new SessionCookie({ secure }) });
   tokenEndpoints(app, resources, { server });
   await app.register(userinfoRoute, { resources });
 }
