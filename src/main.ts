@@ -3,6 +3,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { WorkspaceCredentials } from './auth/workspace-credentials.ts';
 import { buildApp } from './http/app.ts';
 import type { AppResources } from './http/resources.ts';
 import { builtinOfferings } from './providers/builtin-offerings.ts';
@@ -262,6 +263,12 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       storage,
       repos,
       catalog,
+      credentials: new WorkspaceCredentials({
+        apiKeys: repos.apiKeys,
+        agents: repos.agents,
+        users: repos.users,
+        oauthApps: repos.oauthApps,
+      }),
       secretBox,
       serviceSecret: secret,
       adminToken,

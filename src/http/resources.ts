@@ -1,3 +1,4 @@
+import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
 import type { Config } from '../config.ts';
 import type { EventStore, RateCounters, RunEventBus, RunEventLookup } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
@@ -14,6 +15,8 @@ export interface AppResources {
   storage: Storage;
   repos: Repositories;
   catalog: ModelCatalog;
+  /** Creates API keys, users and OAuth apps, with their secrets generated and stored hashed. */
+  credentials: WorkspaceCredentials;
   secretBox: SecretBox;
   /** The service secret (`AGENT_RUNS_SECRET` or the generated one): keys for signing are derived from it. */
   serviceSecret: string;
