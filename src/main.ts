@@ -9,8 +9,8 @@ import type { AppResources } from './http/resources.ts';
 import { builtinOfferings } from './providers/builtin-offerings.ts';
 import { ModelCatalog } from './providers/model-catalog.ts';
 import { resolveSecret } from './secret.ts';
-import { migrateToLatest, openStorage, type OpenStorageOptions } from './storage/database.ts';
-import { createRepositories } from './storage/repositories/index.ts';
+import { migrateToLatest, openStorage, type OpenStorageOptions, type Storage } from './storage/database.ts';
+import { createRepositories, type Repositories } from './storage/repositories/index.ts';
 import { SecretBox } from './storage/secret-box.ts';
 import { EventLogWriter } from './engine/log/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/loop/retry-policy.ts';
@@ -95,9 +95,19 @@ async function createTransport(config: Config): Promise<Transport> {
   return { bus, signals, queue, redis, requeueLost: (runs) => queue.requeueLost(runs) };
 }
 
+/**
+ * The app's resources as the composition root built them: storage and its repositories as themselves
+ * (the CLI and tests reach them), where the app sees them only through the engine's ports.
+ */
+export type ServiceResources = AppResources & {
+  storage: Storage;
+  repos: Repositories;
+  secretBox: SecretBox;
+};
+
 export interface Service {
   app: FastifyInstance;
-  resources: AppResources;
+  resources: ServiceResources;
   queue: RunQueue;
   dispatcher: RunDispatcher;
   close(): Promise<void>;
@@ -258,7 +268,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       runs: runService,
     });
     const heartbeatMs = options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    const resources: AppResources = {
+    const resources: ServiceResources = {
       config,
       storage,
       repos,
