@@ -3,6 +3,9 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { AuthorizationPagesFlow } from './auth/oauth/authorization-pages-flow.ts';
+import { AuthorizationServer } from './auth/oauth/authorization-server.ts';
+import { BrowserSessions } from './auth/oauth/browser-sessions.ts';
 import { WorkspaceCredentials } from './auth/workspace-credentials.ts';
 import { buildApp } from './http/app.ts';
 import type { AppResources } from './http/resources.ts';
@@ -268,6 +271,22 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       runs: runService,
     });
     const heartbeatMs = options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    const rateCounters = new FlexibleRateCounters(
+      redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
+      RATE_LIMIT_WINDOW_SECONDS,
+    );
+    const authorizationServer = new AuthorizationServer(repos.oauth);
+    const authorizationPages = new AuthorizationPagesFlow(
+      {
+        oauth: repos.oauth,
+        flow: repos.oauthFlow,
+        users: repos.users,
+        agents: repos.agents,
+        rateCounters,
+      },
+      authorizationServer,
+      new BrowserSessions(repos.oauthFlow),
+    );
     const resources: ServiceResources = {
       config,
       storage,
@@ -280,12 +299,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         oauthApps: repos.oauthApps,
       }),
       secretBox,
+      oauth: { server: authorizationServer, pages: authorizationPages },
       serviceSecret: secret,
       adminToken,
-      rateCounters: new FlexibleRateCounters(
-        redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
-        RATE_LIMIT_WINDOW_SECONDS,
-      ),
+      rateCounters,
       ...(redis && { redis }),
       stopping: stopping.signal,
       engine: {

@@ -1,3 +1,5 @@
+import type { AuthorizationPagesFlow } from '../auth/oauth/authorization-pages-flow.ts';
+import type { AuthorizationServer } from '../auth/oauth/authorization-server.ts';
 import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
 import type { Config } from '../config.ts';
 import type {
@@ -6,7 +8,6 @@ import type {
   EventStore,
   FeedbackStore,
   OAuthAppStore,
-  OAuthFlowStore,
   OAuthGrantAdminStore,
   OAuthStore,
   OfferingStore,
@@ -35,7 +36,6 @@ export interface AppStores {
   users: UserStore;
   oauthApps: OAuthAppStore;
   oauth: OAuthStore & OAuthGrantAdminStore;
-  oauthFlow: OAuthFlowStore;
   runs: RunStore;
   offerings: OfferingStore;
   workspaceProviders: WorkspaceProviderStore;
@@ -51,6 +51,8 @@ export interface AppResources {
   catalog: ModelCatalog;
   /** Creates API keys, users and OAuth apps, with their secrets generated and stored hashed. */
   credentials: WorkspaceCredentials;
+  /** The OAuth authorization server (codes, tokens, revocation) and its sign-in and consent flow. */
+  oauth: { server: AuthorizationServer; pages: AuthorizationPagesFlow };
   /** Seals provider keys before they are stored. */
   secretBox: SecretSealer;
   /** The service secret (`AGENT_RUNS_SECRET` or the generated one): keys for signing are derived from it. */

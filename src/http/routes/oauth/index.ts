@@ -2,9 +2,6 @@ import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { AuthorizationServer } from '../../../auth/oauth/authorization-server.ts';
-import { AuthorizationPagesFlow } from '../../../auth/oauth/authorization-pages-flow.ts';
-import { BrowserSessions } from '../../../auth/oauth/browser-sessions.ts';
 import { SessionCookie } from '../../oauth/session-cookie.ts';
 import type { AppResources } from '../../resources.ts';
 import { authorizationPages } from './authorization-pages.ts';
@@ -20,21 +17,9 @@ export async function oauthRoutes(app: FastifyInstance, options: { resources: Ap
   await app.register(cookie, {
     secret: createHmac('sha256', resources.serviceSecret).update('oauth-browser-session').digest('base64url'),
   });
-  const server = new AuthorizationServer(resources.repos.oauth);
+  const { server, pages } = resources.oauth;
   const secure = resources.config.publicUrl?.startsWith('https:') ?? false;
-  const { repos } = resources;
-  const flow = new AuthorizationPagesFlow(
-    {
-      oauth: repos.oauth,
-      flow: repos.oauthFlow,
-      users: repos.users,
-      agents: repos.agents,
-      rateCounters: resources.rateCounters,
-    },
-    server,
-    new BrowserSessions(repos.oauthFlow),
-  );
-  authorizationPages(app, resources, { flow, cookie: new SessionCookie({ secure }) });
+  authorizationPages(app, resources, { flow: pages, cookie: new SessionCookie({ secure }) });
   tokenEndpoints(app, resources, { server });
   await app.register(userinfoRoute, { resources });
 }
