@@ -1,5 +1,4 @@
 import { randomBase62 } from '../../domain/ids.ts';
-import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import type {
   AgentAdminStore,
   AuthorizationRequest,
@@ -13,6 +12,17 @@ import { hashPassword, verifyPassword } from '../password-hash.ts';
 import { checkAuthorizationRequest, errorRedirect } from './authorization-request.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 import type { BrowserSessions } from './browser-sessions.ts';
+import type {
+  AuthorizationPage,
+  ConsentForm,
+  FormProof,
+  PageAnswer,
+  PageContext,
+  PageStep,
+  PageVisit,
+  SignInAttempt,
+  SignInForm,
+} from './authorization-page-steps.ts';
 import { signInThrottle } from './sign-in-throttle.ts';
 
 /** An authorization request waits this long for sign-in and consent. */
@@ -22,67 +32,6 @@ const EXPIRED =
   'This authorization request has expired or was already answered. Go back to the application and start again.';
 const UNVERIFIED =
   'The form could not be verified: the page is out of date or cookies are blocked. Go back to the application and start again.';
-
-/** What the sign-in and consent pages show of a pending request, with the form's CSRF token. */
-export interface PageContext {
-  appName: string;
-  workspaceName: string;
-  requestId: string;
-  csrfToken: string;
-}
-
-/** A page to render: `http/` turns each into HTML. */
-export type AuthorizationPage =
-  | { view: 'message'; title: string; message: string }
-  | { view: 'sign-in'; context: PageContext; email?: string; error?: string }
-  | {
-      view: 'consent';
-      context: PageContext;
-      userEmail: string;
-      scopes: readonly OAuthScope[];
-      agents: readonly { id: string; name: string }[];
-      error?: string;
-    };
-
-/** What a step answers: a page with its status, or where to send the browser. */
-export type PageAnswer =
-  | { kind: 'page'; status: number; page: AuthorizationPage; retryAfterSeconds?: number }
-  | { kind: 'redirect'; status: 302 | 303; location: string };
-
-export interface PageStep {
-  answer: PageAnswer;
-  /** A session this step started: the browser's cookie must carry this id from now on. */
-  startedSessionId?: string;
-}
-
-/** Who asks: the session id their cookie carries (if valid) and the issuer to name in redirects. */
-export interface PageVisit {
-  sessionId: string | undefined;
-  issuer: string;
-}
-
-/** A submitted form's request id and CSRF token (absent when the field was not one value). */
-export interface FormProof {
-  requestId: string;
-  csrf: string | undefined;
-}
-
-export interface SignInForm extends FormProof {
-  email: string;
-  password: string;
-}
-
-export interface ConsentForm extends FormProof {
-  decision: string;
-  agentIds: readonly string[];
-}
-
-export interface SignInAttempt {
-  /** The client's address, counted by the brute-force throttle. */
-  address: string;
-  /** Called when the throttle's counters are unavailable: the attempt goes on unthrottled. */
-  onThrottleUnavailable(error: unknown): void;
-}
 
 export interface AuthorizationPagesStores {
   oauth: OAuthStore;
@@ -277,14 +226,14 @@ export class AuthorizationPagesFlow {
     }
     const context = await this.#contextOf(pending, this.#sessions.csrfToken(session, pending.id));
     const { status = 200, email, error, retryAfterSeconds } = shown;
-    const signIn: AuthorizationPage | undefined = context && {
-      view: 'sign-in',
-      context,
-      ...(email && { email }),
-      ...(error && { error }),
-    };
     const answer: PageAnswer = {
-      ...(signIn ? { kind: 'page', status, page: signIn } : expired().answer),
+      kind: 'page',
+      ...(context
+        ? {
+            status,
+            page: { view: 'sign-in', context, ...(email && { email }), ...(error && { error }) },
+          }
+        : { status: 400, page: EXPIRED_PAGE }),
       ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
     };
     return { answer, ...(startedSessionId !== undefined && { startedSessionId }) };
@@ -350,8 +299,10 @@ function message(title: string, text: string): AuthorizationPage {
   return { view: 'message', title, message: text };
 }
 
+const EXPIRED_PAGE = message('Request expired', EXPIRED);
+
 function expired(): PageStep {
-  return page(400, message('Request expired', EXPIRED));
+  return page(400, EXPIRED_PAGE);
 }
 
 function unverified(): PageStep {

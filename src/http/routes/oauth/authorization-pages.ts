@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
   AuthorizationPage,
-  AuthorizationPagesFlow,
   FormProof,
   PageStep,
   PageVisit,
-} from '../../../auth/oauth/authorization-pages-flow.ts';
+} from '../../../auth/oauth/authorization-page-steps.ts';
+import type { AuthorizationPagesFlow } from '../../../auth/oauth/authorization-pages-flow.ts';
 import { issuerOf } from '../../oauth/issuer.ts';
 import type { SessionCookie } from '../../oauth/session-cookie.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
