@@ -44,6 +44,14 @@ module.exports = {
       to: { path: `^src/${ADAPTERS}/`, pathNot: '^src/$1/' },
     },
     {
+      name: 'http-through-ports',
+      severity: 'error',
+      comment:
+        "http/ reaches storage only through the engine's ports; the composition root hands it the repositories.",
+      from: { path: '^src/http/' },
+      to: { path: '^src/storage/' },
+    },
+    {
       name: 'nothing-depends-on-the-edges',
       severity: 'error',
       comment: 'http/, cli/ and the composition root are the outermost layer: only they import them.',

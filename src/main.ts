@@ -3,13 +3,17 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { AuthorizationPagesFlow } from './auth/oauth/authorization-pages-flow.ts';
+import { AuthorizationServer } from './auth/oauth/authorization-server.ts';
+import { BrowserSessions } from './auth/oauth/browser-sessions.ts';
+import { WorkspaceCredentials } from './auth/workspace-credentials.ts';
 import { buildApp } from './http/app.ts';
 import type { AppResources } from './http/resources.ts';
 import { builtinOfferings } from './providers/builtin-offerings.ts';
 import { ModelCatalog } from './providers/model-catalog.ts';
 import { resolveSecret } from './secret.ts';
-import { migrateToLatest, openStorage, type OpenStorageOptions } from './storage/database.ts';
-import { createRepositories } from './storage/repositories/index.ts';
+import { migrateToLatest, openStorage, type OpenStorageOptions, type Storage } from './storage/database.ts';
+import { createRepositories, type Repositories } from './storage/repositories/index.ts';
 import { SecretBox } from './storage/secret-box.ts';
 import { EventLogWriter } from './engine/log/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/loop/retry-policy.ts';
@@ -94,9 +98,19 @@ async function createTransport(config: Config): Promise<Transport> {
   return { bus, signals, queue, redis, requeueLost: (runs) => queue.requeueLost(runs) };
 }
 
+/**
+ * The app's resources as the composition root built them: storage and its repositories as themselves
+ * (the CLI and tests reach them), where the app sees them only through the engine's ports.
+ */
+export type ServiceResources = AppResources & {
+  storage: Storage;
+  repos: Repositories;
+  secretBox: SecretBox;
+};
+
 export interface Service {
   app: FastifyInstance;
-  resources: AppResources;
+  resources: ServiceResources;
   queue: RunQueue;
   dispatcher: RunDispatcher;
   close(): Promise<void>;
@@ -257,18 +271,38 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       runs: runService,
     });
     const heartbeatMs = options.engine?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    const resources: AppResources = {
+    const rateCounters = new FlexibleRateCounters(
+      redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
+      RATE_LIMIT_WINDOW_SECONDS,
+    );
+    const authorizationServer = new AuthorizationServer(repos.oauth);
+    const authorizationPages = new AuthorizationPagesFlow(
+      {
+        oauth: repos.oauth,
+        flow: repos.oauthFlow,
+        users: repos.users,
+        agents: repos.agents,
+        rateCounters,
+      },
+      authorizationServer,
+      new BrowserSessions(repos.oauthFlow),
+    );
+    const resources: ServiceResources = {
       config,
       storage,
       repos,
       catalog,
+      credentials: new WorkspaceCredentials({
+        apiKeys: repos.apiKeys,
+        agents: repos.agents,
+        users: repos.users,
+        oauthApps: repos.oauthApps,
+      }),
       secretBox,
+      oauth: { server: authorizationServer, pages: authorizationPages },
       serviceSecret: secret,
       adminToken,
-      rateCounters: new FlexibleRateCounters(
-        redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
-        RATE_LIMIT_WINDOW_SECONDS,
-      ),
+      rateCounters,
       ...(redis && { redis }),
       stopping: stopping.signal,
       engine: {

@@ -1,4 +1,4 @@
-import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-secret.ts';
+import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
 import { DEFAULT_MAX_CONCURRENT_RUNS } from '../domain/workspace.ts';
 import type { Repositories } from '../storage/repositories/index.ts';
 
@@ -10,7 +10,10 @@ export type DevBootstrap =
 export const DEV_WORKSPACE_SLUG = 'default';
 
 /** On an empty database: workspace `default` and one Developer-API key for it. */
-export async function bootstrapDevWorkspace(repos: Repositories): Promise<DevBootstrap> {
+export async function bootstrapDevWorkspace(
+  repos: Repositories,
+  credentials: WorkspaceCredentials,
+): Promise<DevBootstrap> {
   if ((await repos.workspaces.count()) > 0) {
     return {
       kind: 'existing',
@@ -24,15 +27,6 @@ export async function bootstrapDevWorkspace(repos: Repositories): Promise<DevBoo
     rateLimits: {},
     maxConcurrentRuns: DEFAULT_MAX_CONCURRENT_RUNS,
   });
-  const apiKey = generateApiKey();
-  await repos.apiKeys.create({
-    workspaceId: workspace.id,
-    name: 'dev bootstrap key',
-    usage: 'developer_api',
-    agentIds: [],
-    expiresAt: null,
-    keyHash: hashApiKey(apiKey),
-    keyPrefix: displayPrefix(apiKey),
-  });
-  return { kind: 'created', workspaceSlug: workspace.slug, apiKey };
+  const { key } = await credentials.createApiKey(workspace, { name: 'dev bootstrap key' });
+  return { kind: 'created', workspaceSlug: workspace.slug, apiKey: key };
 }

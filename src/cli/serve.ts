@@ -15,7 +15,10 @@ export async function serve(mode: 'serve' | 'dev', io: CliIo): Promise<void> {
   if (config.role === 'worker') return worker(io);
   const logger = createLogger(config.logLevel);
   const service = await createService(config, { logger, dev: mode === 'dev', startModelThreads: true });
-  const bootstrap = mode === 'dev' ? await bootstrapDevWorkspace(service.resources.repos) : undefined;
+  const bootstrap =
+    mode === 'dev'
+      ? await bootstrapDevWorkspace(service.resources.repos, service.resources.credentials)
+      : undefined;
 
   // Handlers first: a signal that arrives as soon as readiness is announced must still stop cleanly.
   onShutdownSignal(async (signal) => {

@@ -23,3 +23,4 @@ export type {
   ToolCallRequest,
 } from './ports/model.ts';
 export { ModelTurnError } from './ports/model.ts';
+export type * from './ports/workspace-admin.ts';

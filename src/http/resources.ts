@@ -1,20 +1,60 @@
+import type { AuthorizationPagesFlow } from '../auth/oauth/authorization-pages-flow.ts';
+import type { AuthorizationServer } from '../auth/oauth/authorization-server.ts';
+import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
 import type { Config } from '../config.ts';
-import type { EventStore, RateCounters, RunEventBus, RunEventLookup } from '../engine/ports.ts';
+import type {
+  AgentAdminStore,
+  ApiKeyAdminStore,
+  EventStore,
+  FeedbackStore,
+  OAuthAppStore,
+  OAuthGrantAdminStore,
+  OAuthStore,
+  OfferingStore,
+  RateCounters,
+  RunEventBus,
+  RunEventLookup,
+  RunStore,
+  SecretSealer,
+  StorageHealth,
+  UserStore,
+  WorkspaceProviderStore,
+  WorkspaceStore,
+  WorkspaceToolAdminStore,
+} from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
 import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
 import type { SessionService } from '../engine/lifecycle/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
-import type { Storage } from '../storage/database.ts';
-import type { Repositories } from '../storage/repositories/index.ts';
-import type { SecretBox } from '../storage/secret-box.ts';
+
+/** The stores route handlers read and write: storage's repositories, seen through the engine's ports. */
+export interface AppStores {
+  workspaces: WorkspaceStore;
+  apiKeys: ApiKeyAdminStore;
+  agents: AgentAdminStore;
+  workspaceTools: WorkspaceToolAdminStore;
+  users: UserStore;
+  oauthApps: OAuthAppStore;
+  oauth: OAuthStore & OAuthGrantAdminStore;
+  runs: RunStore;
+  offerings: OfferingStore;
+  workspaceProviders: WorkspaceProviderStore;
+  feedback: FeedbackStore;
+}
 
 /** Everything route handlers use, built once by the composition root and injected into the app. */
 export interface AppResources {
   config: Config;
-  storage: Storage;
-  repos: Repositories;
+  /** Pinged by readiness. */
+  storage: StorageHealth;
+  repos: AppStores;
   catalog: ModelCatalog;
-  secretBox: SecretBox;
+  /** Creates API keys, users and OAuth apps, with their secrets generated and stored hashed. */
+  credentials: WorkspaceCredentials;
+  /** The OAuth authorization server (codes, tokens, revocation) and its sign-in and consent flow. */
+  oauth: { server: AuthorizationServer; pages: AuthorizationPagesFlow };
+  /** Seals provider keys before they are stored. */
+  secretBox: SecretSealer;
   /** The service secret (`AGENT_RUNS_SECRET` or the generated one): keys for signing are derived from it. */
   serviceSecret: string;
   engine: {

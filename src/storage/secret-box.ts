@@ -1,12 +1,14 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
+import type { SecretOpener, SecretSealer } from '../engine/ports.ts';
+
 const VERSION = 'v1';
 
 /**
  * Encrypts secrets at rest (provider API keys) with AES-256-GCM under a key
  * derived from AGENT_RUNS_SECRET. Ciphertexts are `v1.<iv>.<tag>.<data>` in base64url.
  */
-export class SecretBox {
+export class SecretBox implements SecretSealer, SecretOpener {
   readonly #key: Buffer;
 
   constructor(secret: string) {

@@ -73,3 +73,46 @@ export interface OAuthStore {
   deleteAccessToken(tokenHash: string): Promise<void>;
   findUser(workspaceId: string, userId: string): Promise<User | undefined>;
 }
+
+/** A browser's sign-in session for the authorization pages, found by its cookie's hash. */
+export interface BrowserSession {
+  idHash: string;
+  workspaceId: string;
+  /** Null until the person signs in. */
+  userId: string | null;
+  csrfSecret: string;
+  expiresAt: string;
+}
+
+/** An authorization request, checked at the authorization endpoint and waiting for sign-in and consent. */
+export interface AuthorizationRequest {
+  id: string;
+  workspaceId: string;
+  appId: string;
+  redirectUri: string;
+  scopes: OAuthScope[];
+  state: string | null;
+  codeChallenge: string;
+  expiresAt: string;
+}
+
+/** The authorization pages' state: browser sessions and pending authorization requests, both expiring. */
+export interface OAuthFlowStore {
+  createSession(session: BrowserSession): Promise<void>;
+  /** The session unless it expired. */
+  findSession(idHash: string): Promise<BrowserSession | undefined>;
+  deleteSession(idHash: string): Promise<void>;
+  createRequest(request: AuthorizationRequest): Promise<void>;
+  /** The request unless it expired or was answered. */
+  findRequest(id: string): Promise<AuthorizationRequest | undefined>;
+  /** Removes the request; false when it was already gone (so a request is answered at most once). */
+  takeRequest(id: string): Promise<boolean>;
+}
+
+/** Where sign-in finds a user and their password hash (by workspace and email). */
+export interface UserCredentialStore {
+  findCredentials(
+    workspaceId: string,
+    email: string,
+  ): Promise<{ user: User; passwordHash: string } | undefined>;
+}

@@ -4,8 +4,7 @@ import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../auth/api-key-secret.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { assertNever } from '../../domain/assert-never.ts';
 import type { OAuthScope } from '../../domain/oauth-scopes.ts';
-import type { ApiKeyStore, OAuthStore } from '../../engine/ports.ts';
-import type { WorkspaceRepository } from '../../storage/repositories/workspace-repository.ts';
+import type { ApiKeyStore, OAuthStore, WorkspaceStore } from '../../engine/ports.ts';
 import { sendMissingScopes } from './required-scopes.ts';
 
 declare module 'fastify' {
@@ -22,7 +21,7 @@ declare module 'fastify' {
 export interface WorkspaceAuthOptions {
   apiKeys: ApiKeyStore;
   oauth: OAuthStore;
-  workspaces: WorkspaceRepository;
+  workspaces: Pick<WorkspaceStore, 'findBySlug'>;
   /** Routes under `/workspaces/:workspaceSlug` check that the slug is the credential's workspace. */
   checkSlug: boolean;
   /** The path prefix a slug-mismatch hint names (the workspace API's by default). */

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Agent } from '../../domain/agent.ts';
 import type { ToolRef } from '../../domain/tool-ref.ts';
-import type { AgentStore } from '../../engine/ports.ts';
+import type { AgentAdminStore, NewAgent } from '../../engine/ports.ts';
 import type { ReasoningLevelInput } from '../../domain/usage.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -9,9 +9,9 @@ import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import type { AgentsTable, Database } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
-export type NewAgent = Omit<Agent, 'id' | 'createdAt' | 'updatedAt'>;
+export type { NewAgent };
 
-export class AgentRepository implements AgentStore {
+export class AgentRepository implements AgentAdminStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -4,21 +4,13 @@ import { newId } from '../../domain/ids.ts';
 import type { Workspace } from '../../domain/workspace.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery, type Param } from '../prepared-query.ts';
-import type { ApiKeyStore } from '../../engine/ports.ts';
+import type { ApiKeyAdminStore, NewApiKey } from '../../engine/ports.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
 import { toWorkspace } from './workspace-repository.ts';
 
-export interface NewApiKey {
-  workspaceId: string;
-  name: string;
-  usage: ApiKeyUsage;
-  agentIds: string[];
-  expiresAt: string | null;
-  keyHash: string;
-  keyPrefix: string;
-}
+export type { NewApiKey };
 
-export class ApiKeyRepository implements ApiKeyStore {
+export class ApiKeyRepository implements ApiKeyAdminStore {
   readonly #db: Kysely<Database>;
   /** Every authenticated request runs it: compiled once (see PreparedQuery). */
   readonly #findByHash;

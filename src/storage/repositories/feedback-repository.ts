@@ -2,11 +2,12 @@ import type { Kysely, Selectable } from 'kysely';
 import type { FeedbackVerdict, RunFeedback } from '../../domain/feedback.ts';
 import { newId } from '../../domain/ids.ts';
 import { nowIso } from '../json-column.ts';
+import type { FeedbackInput, FeedbackStore } from '../../engine/ports.ts';
 import type { Database, RunFeedbackTable } from '../schema.ts';
 
-export type FeedbackInput = Omit<RunFeedback, 'id' | 'createdAt' | 'updatedAt'>;
+export type { FeedbackInput };
 
-export class FeedbackRepository {
+export class FeedbackRepository implements FeedbackStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -1,21 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
 import type { OauthApp } from '../../domain/identity.ts';
+import type { NewOAuthApp, OAuthAppStore } from '../../engine/ports.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, OauthAppsTable } from '../schema.ts';
 
-export class OauthAppRepository {
+export class OauthAppRepository implements OAuthAppStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;
   }
 
-  async create(input: {
-    workspaceId: string;
-    name: string;
-    redirectUris: string[];
-    clientSecretHash: string;
-  }): Promise<OauthApp> {
+  async create(input: NewOAuthApp): Promise<OauthApp> {
     const row: OauthAppsTable = {
       id: newId('oauthApp'),
       workspace_id: input.workspaceId,

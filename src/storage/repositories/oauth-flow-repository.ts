@@ -1,33 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import { parseScopeParameter } from '../../domain/oauth-scopes.ts';
+import type { AuthorizationRequest, BrowserSession, OAuthFlowStore } from '../../engine/ports.ts';
 import { nowIso } from '../json-column.ts';
 import type { Database, OauthAuthorizationRequestsTable, OauthBrowserSessionsTable } from '../schema.ts';
 
-/** A browser's sign-in session for the authorization pages, found by its cookie's hash. */
-export interface BrowserSession {
-  idHash: string;
-  workspaceId: string;
-  /** Null until the person signs in. */
-  userId: string | null;
-  csrfSecret: string;
-  expiresAt: string;
-}
-
-/** An authorization request, checked at the authorization endpoint and waiting for sign-in and consent. */
-export interface AuthorizationRequest {
-  id: string;
-  workspaceId: string;
-  appId: string;
-  redirectUri: string;
-  scopes: OAuthScope[];
-  state: string | null;
-  codeChallenge: string;
-  expiresAt: string;
-}
-
 /** The authorization pages' state: browser sessions and pending authorization requests, both expiring. */
-export class OAuthFlowRepository {
+export type { AuthorizationRequest, BrowserSession };
+
+export class OAuthFlowRepository implements OAuthFlowStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -5,6 +5,7 @@ import type {
   AccessTokenRecord,
   NewAccessToken,
   OAuthClientRecord,
+  OAuthGrantAdminStore,
   OAuthStore,
   StoredAuthorizationCode,
 } from '../../engine/ports.ts';
@@ -14,7 +15,7 @@ import { findAccessTokenRecord } from './oauth-access-token-lookup.ts';
 import { toWorkspace } from './workspace-repository.ts';
 
 /** The authorization server's storage: clients, one-time codes, grants with their refresh token, access tokens. */
-export class OAuthRepository implements OAuthStore {
+export class OAuthRepository implements OAuthStore, OAuthGrantAdminStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

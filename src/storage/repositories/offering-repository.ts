@@ -4,12 +4,13 @@ import { newId } from '../../domain/ids.ts';
 import type { Pricing, ProviderApi } from '../../domain/model.ts';
 import type { Offering } from '../../domain/offering.ts';
 import { fromNullableJson, nowIso, toJson } from '../json-column.ts';
+import type { NewOffering, OfferingStore } from '../../engine/ports.ts';
 import type { Database, OfferingsTable } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
-export type NewOffering = Omit<Offering, 'id' | 'createdAt' | 'origin'>;
+export type { NewOffering };
 
-export class OfferingRepository {
+export class OfferingRepository implements OfferingStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

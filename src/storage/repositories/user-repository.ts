@@ -2,22 +2,18 @@ import type { Kysely, Selectable } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { User } from '../../domain/identity.ts';
+import type { NewUser, UserStore } from '../../engine/ports.ts';
 import { nowIso } from '../json-column.ts';
 import type { Database, UsersTable } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
-export class UserRepository {
+export class UserRepository implements UserStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;
   }
 
-  async create(input: {
-    workspaceId: string;
-    email: string;
-    passwordHash: string;
-    name: string | null;
-  }): Promise<User> {
+  async create(input: NewUser): Promise<User> {
     const row: UsersTable = {
       id: newId('user'),
       workspace_id: input.workspaceId,

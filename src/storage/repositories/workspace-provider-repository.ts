@@ -4,12 +4,13 @@ import { newId } from '../../domain/ids.ts';
 import type { Pricing, ProviderApi } from '../../domain/model.ts';
 import type { ProviderModel, WorkspaceProvider } from '../../domain/offering.ts';
 import { fromNullableJson, nowIso, toJson } from '../json-column.ts';
+import type { NewWorkspaceProvider, WorkspaceProviderStore } from '../../engine/ports.ts';
 import type { Database, ProviderModelsTable, WorkspaceProvidersTable } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
-export type NewWorkspaceProvider = Omit<WorkspaceProvider, 'id' | 'createdAt'>;
+export type { NewWorkspaceProvider };
 
-export class WorkspaceProviderRepository {
+export class WorkspaceProviderRepository implements WorkspaceProviderStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

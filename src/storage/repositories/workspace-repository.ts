@@ -2,23 +2,14 @@ import type { Kysely, Selectable } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Workspace, WorkspaceFeatures, WorkspaceRateLimits } from '../../domain/workspace.ts';
+import type { NewWorkspace, WorkspacePatch, WorkspaceStore } from '../../engine/ports.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, WorkspacesTable } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
-export interface NewWorkspace {
-  slug: string;
-  name: string;
-  features: WorkspaceFeatures;
-  rateLimits: WorkspaceRateLimits;
-  maxConcurrentRuns: number;
-}
+export type { NewWorkspace, WorkspacePatch };
 
-export type WorkspacePatch = Partial<
-  Pick<Workspace, 'name' | 'features' | 'rateLimits' | 'maxConcurrentRuns'>
->;
-
-export class WorkspaceRepository {
+export class WorkspaceRepository implements WorkspaceStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -3,12 +3,13 @@ import { ConflictError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { HttpToolTarget, WorkspaceTool } from '../../domain/workspace-tool.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
+import type { NewWorkspaceTool, WorkspaceToolAdminStore } from '../../engine/ports.ts';
 import type { Database, WorkspaceToolsTable } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 
-export type NewWorkspaceTool = Omit<WorkspaceTool, 'id' | 'createdAt'>;
+export type { NewWorkspaceTool };
 
-export class WorkspaceToolRepository {
+export class WorkspaceToolRepository implements WorkspaceToolAdminStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.#db = db;

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { displayPrefix, generateApiKey, hashApiKey } from '../../../auth/api-key-secret.ts';
 import { API_KEY_USAGES } from '../../../domain/api-key.ts';
-import { InvalidRequestError } from '../../../domain/errors.ts';
 import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
 import { describeAdminRoute } from './describe-admin-route.ts';
@@ -19,7 +17,7 @@ export const createApiKeySchema = z.strictObject({
 
 type Params = { slug: string };
 
-export function adminApiKeyRoutes(app: FastifyInstance, { repos }: AppResources): void {
+export function adminApiKeyRoutes(app: FastifyInstance, { repos, credentials }: AppResources): void {
   app.post<{ Params: Params }>(
     '/workspaces/:slug/api-keys',
     describeAdminRoute({
@@ -33,22 +31,7 @@ export function adminApiKeyRoutes(app: FastifyInstance, { repos }: AppResources)
     async (request, reply) => {
       const body = parseInput(createApiKeySchema, request.body);
       const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-      const agentIds = [...new Set(body.agentIds ?? [])];
-      for (const agentId of agentIds) {
-        if (!(await repos.agents.findById(workspace.id, agentId))) {
-          throw new InvalidRequestError(`agentIds: no agent '${agentId}' in workspace '${workspace.slug}'`);
-        }
-      }
-      const key = generateApiKey();
-      const apiKey = await repos.apiKeys.create({
-        workspaceId: workspace.id,
-        name: body.name ?? 'API key',
-        usage: body.usage ?? 'developer_api',
-        agentIds,
-        expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
-        keyHash: hashApiKey(key),
-        keyPrefix: displayPrefix(key),
-      });
+      const { apiKey, key } = await credentials.createApiKey(workspace, body);
       return reply.status(201).send({ id: apiKey.id, key });
     },
   );

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { hashPassword } from '../../../auth/password-hash.ts';
-import { generateClientSecret, hashSecret } from '../../../auth/oauth/token-secrets.ts';
 import { parseInput } from '../../parse.ts';
 import type { AppResources } from '../../resources.ts';
 import { describeAdminRoute } from './describe-admin-route.ts';
@@ -31,7 +29,7 @@ export const createOAuthAppSchema = z.strictObject({
 type Params = { slug: string };
 
 /** End users (who sign in for OAuth) and OAuth apps (confidential clients) of a workspace. */
-export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResources): void {
+export function adminIdentityRoutes(app: FastifyInstance, { repos, credentials }: AppResources): void {
   app.post<{ Params: Params }>(
     '/workspaces/:slug/users',
     describeAdminRoute({
@@ -45,12 +43,7 @@ export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResource
     async (request, reply) => {
       const body = parseInput(createUserSchema, request.body);
       const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-      const user = await repos.users.create({
-        workspaceId: workspace.id,
-        email: body.email,
-        passwordHash: await hashPassword(body.password),
-        name: body.name ?? null,
-      });
+      const user = await credentials.createUser(workspace, body);
       return reply.status(201).send({ id: user.id });
     },
   );
@@ -100,13 +93,7 @@ export function adminIdentityRoutes(app: FastifyInstance, { repos }: AppResource
     async (request, reply) => {
       const body = parseInput(createOAuthAppSchema, request.body);
       const workspace = await workspaceBySlug(repos.workspaces, request.params.slug);
-      const clientSecret = generateClientSecret();
-      const oauthApp = await repos.oauthApps.create({
-        workspaceId: workspace.id,
-        name: body.name,
-        redirectUris: body.redirectUris,
-        clientSecretHash: hashSecret(clientSecret),
-      });
+      const { oauthApp, clientSecret } = await credentials.createOAuthApp(workspace, body);
       return reply.status(201).send({ clientId: oauthApp.id, clientSecret });
     },
   );

@@ -2,8 +2,7 @@ import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { AuthorizationServer } from '../../../auth/oauth/authorization-server.ts';
-import { BrowserSessions } from '../../oauth/browser-sessions.ts';
+import { SessionCookie } from '../../oauth/session-cookie.ts';
 import type { AppResources } from '../../resources.ts';
 import { authorizationPages } from './authorization-pages.ts';
 import { tokenEndpoints } from './token-endpoints.ts';
@@ -18,10 +17,9 @@ export async function oauthRoutes(app: FastifyInstance, options: { resources: Ap
   await app.register(cookie, {
     secret: createHmac('sha256', resources.serviceSecret).update('oauth-browser-session').digest('base64url'),
   });
-  const server = new AuthorizationServer(resources.repos.oauth);
+  const { server, pages } = resources.oauth;
   const secure = resources.config.publicUrl?.startsWith('https:') ?? false;
-  const sessions = new BrowserSessions(resources.repos.oauthFlow, { secure });
-  authorizationPages(app, resources, { server, sessions });
+  authorizationPages(app, resources, { flow: pages, cookie: new SessionCookie({ secure }) });
   tokenEndpoints(app, resources, { server });
   await app.register(userinfoRoute, { resources });
 }
