@@ -75,6 +75,8 @@ async function* followRunEvents(
         failures = 0;
         yield event;
         if (isTerminalEvent(event)) return;
+        // One read may hold several events: none is handed over once the caller has aborted.
+        userSignal?.throwIfAborted();
       }
       if (!progressed) {
         // Resumed at or past the terminal event, the server closes at once with nothing to send. Once
