@@ -1,4 +1,5 @@
-import { EVENT_ROLES, type RunEventType, type SerializedRunEvent } from '../../domain/run-events.ts';
+import { hasRole, type RunEventType, type SerializedRunEvent } from '../../domain/run-events.ts';
+import { decodeEventData } from '../../domain/stored-events.ts';
 import type { StoredCheckpoint } from '../ports.ts';
 import type { LoggedRound } from './logged-round.ts';
 import type { RunCheckpointState } from './run-checkpoint.ts';
@@ -37,30 +38,29 @@ export function resumePointOf(
   let partialText = '';
   let partialThinking = '';
   let inTurn = false;
-  for (const event of after) {
-    const { type } = event;
-    const role = EVENT_ROLES[type];
-    if (role === 'delta') {
+  for (const { type, dataJson, seq } of after) {
+    if (hasRole(type, 'delta')) {
       inTurn = true;
-      const { text } = JSON.parse(event.dataJson) as { text: string };
+      const { text } = decodeEventData(type, dataJson, seq);
       if (type === 'assistant_delta') partialText += text;
       else partialThinking += text;
       continue;
     }
     // An announcement may come before the first checkpoint or in the middle of a turn.
-    if (role === 'announcement') {
-      announced.add(eventKey(type, event.dataJson));
+    if (hasRole(type, 'announcement')) {
+      announced.add(eventKey(type, dataJson));
       continue;
     }
     // Round events belong to the checkpoint's pending round, and come before the next turn's deltas.
     if (!checkpoint || inTurn) return undefined;
-    if (role === 'turn') {
+    if (hasRole(type, 'turn')) {
       assistantMessageSent = true;
-    } else if (role === 'tool_call' || role === 'tool_answer') {
-      const { toolUseId } = JSON.parse(event.dataJson) as { toolUseId: string };
-      (role === 'tool_answer' ? echoed : published).add(toolUseId);
-    } else if (role === 'round_event') {
-      announced.add(eventKey(type, event.dataJson));
+    } else if (hasRole(type, 'tool_call')) {
+      published.add(decodeEventData(type, dataJson, seq).toolUseId);
+    } else if (hasRole(type, 'tool_answer')) {
+      echoed.add(decodeEventData(type, dataJson, seq).toolUseId);
+    } else if (hasRole(type, 'round_event')) {
+      announced.add(eventKey(type, dataJson));
     } else {
       return undefined;
     }
