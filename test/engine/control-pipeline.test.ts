@@ -11,6 +11,7 @@ import type {
   ToolCallContext,
   TurnAdjustments,
 } from '../../src/engine/loop/run-control.ts';
+import { reasoningProgress, roundSummary } from '../support/control-contexts.ts';
 
 const emit: EmitEvent = () => {};
 const turnContext = { turn: 2, emit };
@@ -179,7 +180,7 @@ describe('ControlPipeline.beforeToolCall: the first interception wins', () => {
 });
 
 describe('ControlPipeline.onReasoning: any abort wins', () => {
-  const progress = { turn: 0, chars: 120, ms: 40, emit };
+  const progress = reasoningProgress({ turn: 0, chars: 120, ms: 40, emit });
 
   it('watchesReasoning is false when no control has onReasoning (no per-delta work)', () => {
     assert.equal(new ControlPipeline([]).watchesReasoning, false);
@@ -295,7 +296,7 @@ describe('ControlPipeline.onReasoning: any abort wins', () => {
 describe('ControlPipeline.afterRound and beforeFinish', () => {
   it('afterRound asks every control, in order, with the round', async () => {
     const seen: string[] = [];
-    const round = { turn: 3, calls: [], emit };
+    const round = roundSummary({ turn: 3, emit });
     const pipeline = new ControlPipeline([
       {
         name: 'a',

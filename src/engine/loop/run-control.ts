@@ -54,9 +54,9 @@ export interface RoundSummary {
   turn: number;
   calls: ReadonlyArray<{ call: ToolCallRequest; intercepted: boolean; output: ToolOutput }>;
   emit: EmitEvent;
-  /** The run's conversation so far, this round's results included (set by the loop). */
-  conversation?: readonly ModelMessage[];
-  reportUsage?: ReportUsage;
+  /** The run's conversation so far, this round's results included. */
+  conversation: readonly ModelMessage[];
+  reportUsage: ReportUsage;
 }
 
 export interface FinalAnswer {
@@ -80,17 +80,16 @@ export interface ReasoningProgress {
   /** Milliseconds since the span's first thought. */
   ms: number;
   emit: EmitEvent;
-  /** The conversation the turn was asked with (set by the loop). */
-  conversation?: readonly ModelMessage[];
-  /** The thoughts of the current span so far (set by the loop). */
-  thoughts?: string;
-  reportUsage?: ReportUsage;
+  /** The conversation the turn was asked with. */
+  conversation: readonly ModelMessage[];
+  /** The thoughts of the current span so far. */
+  thoughts: string;
+  reportUsage: ReportUsage;
 }
 
 /**
  * Adds tokens a control spent on its own model calls (a judge reviewing the run) to the run's usage
- * (terminal `tokens`, not `turns`). Optional on the contexts only so that drivers of other controls
- * in tests need not build it; the loop always sets it.
+ * (terminal `tokens`, not `turns`).
  */
 export type ReportUsage = (usage: TokenUsage) => void;
 
