@@ -18,13 +18,14 @@ import {
   type RunEventType,
   type SerializedRunEvent,
 } from '../../src/domain/run-events.ts';
-import type { LocalToolRef } from '../../src/domain/tool-ref.ts';
+import type { ToolRef } from '../../src/domain/tool-ref.ts';
 import type { RunSpec } from '../../src/domain/run-spec.ts';
 import type { ClientToolResult } from '../../src/domain/tool-call.ts';
 import { acceptToolResult, type IntakeOutcome } from '../../src/engine/lifecycle/tool-result-intake.ts';
 import { RunDispatcher } from '../../src/engine/lifecycle/run-dispatcher.ts';
 import { RunExecutor } from '../../src/engine/lifecycle/run-executor.ts';
 import { EventLogWriter } from '../../src/engine/log/event-log-writer.ts';
+import { controlPipelineFor } from '../../src/engine/controls/run-controls.ts';
 import type { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
 import type { ModelCall, ModelPort, PublishedEvent } from '../../src/engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from '../../src/infra/in-process-bus.ts';
@@ -45,13 +46,17 @@ export type LoggedEventOf<T extends RunEventType> = Extract<LoggedEvent, { type:
 
 export type TerminalLoggedEvent = LoggedEventOf<'result' | 'error' | 'cancelled'>;
 
-export interface RunOptions {
+/** The run-control settings of a spec a test may set (the pipeline is then the one the spec asks for). */
+export type ControlSettings = Pick<RunSpec, 'budgets' | 'loopDetection' | 'toolBudgets' | 'outputSchema'>;
+
+export interface RunOptions extends ControlSettings {
   prompt: string;
-  tools?: LocalToolRef[];
+  tools?: ToolRef[];
   reasoningLevel?: number | null;
   /** The mock's model id: `slow…` pauses about 20 ms between chunks. */
   vendorModelId?: string;
-  budgets?: RunSpec['budgets'];
+  /** Another model than the mock (a fake provider on loopback, `fakeProviderModel`). */
+  model?: ResolvedModel;
 }
 
 export interface RunUnderTest {
@@ -74,8 +79,11 @@ export interface RunUnderTest {
 
 export interface LoopHarness {
   repos: Repositories;
-  /** Creates a run with the given controls and admits it to a worker, as the API does. */
-  start(options: RunOptions, pipeline: ControlPipeline): Promise<RunUnderTest>;
+  /**
+   * Creates a run with the given controls (by default those its spec asks for, as the worker builds
+   * them) and admits it to a worker, as the API does.
+   */
+  start(options: RunOptions, pipeline?: ControlPipeline): Promise<RunUnderTest>;
   /** Error-level log lines of the loops (an unexpected stop is logged there). */
   errorLogs: string[];
   /** Stops the worker (a run still going is handed over, as on a shutdown) and closes the database. */
@@ -96,6 +104,21 @@ export function resolvedMockModel(vendorModelId: string): ResolvedModel {
     apiKey: null,
     connectionRef: 'platform:builtin-mock-echo',
     reasoningControl: true,
+  };
+}
+
+/** A model served by a fake provider on loopback (test/fakes), speaking `api`. */
+export function fakeProviderModel(api: 'openai-chat' | 'anthropic-messages', baseUrl: string): ResolvedModel {
+  const provider = api === 'openai-chat' ? 'fakeopenai' : 'anthropic';
+  return {
+    ...resolvedMockModel('fake-model'),
+    id: `${provider}/fake-model`,
+    label: 'Fake',
+    provider,
+    api,
+    baseUrl,
+    apiKey: 'sk-fake-provider-key',
+    reasoningControl: false,
   };
 }
 
@@ -182,13 +205,19 @@ export async function openLoopHarness(): Promise<LoopHarness> {
   });
   queue.consume((job) => executor.execute(job));
 
-  async function start(options: RunOptions, pipeline: ControlPipeline): Promise<RunUnderTest> {
-    const vendorModelId = options.vendorModelId ?? 'echo';
+  async function start(options: RunOptions, given?: ControlPipeline): Promise<RunUnderTest> {
     const ref = `platform:mock-${randomUUID()}`;
-    const model = { ...resolvedMockModel(vendorModelId), connectionRef: ref };
+    const model = {
+      ...(options.model ?? resolvedMockModel(options.vendorModelId ?? 'echo')),
+      connectionRef: ref,
+    };
+    const { vendorModelId } = model;
     const spec: RunSpec = {
       prompt: options.prompt,
       ...(options.budgets && { budgets: options.budgets }),
+      ...(options.loopDetection !== undefined && { loopDetection: options.loopDetection }),
+      ...(options.toolBudgets && { toolBudgets: options.toolBudgets }),
+      ...(options.outputSchema && { outputSchema: options.outputSchema }),
       effective: {
         systemPrompt: 'You are the agent under test.',
         model: { ref, id: model.id, provider: model.provider, vendorModelId },
@@ -205,7 +234,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       spec,
       metadata: {},
     });
-    pipelines.set(created.id, pipeline);
+    pipelines.set(created.id, given ?? controlPipelineFor(spec));
     models.set(ref, model);
     const runCalls: ModelCall[] = [];
     calls.set(ref, runCalls);
