@@ -47,7 +47,10 @@ export type LoggedEventOf<T extends RunEventType> = Extract<LoggedEvent, { type:
 export type TerminalLoggedEvent = LoggedEventOf<'result' | 'error' | 'cancelled'>;
 
 /** The run-control settings of a spec a test may set (the pipeline is then the one the spec asks for). */
-export type ControlSettings = Pick<RunSpec, 'budgets' | 'loopDetection' | 'toolBudgets' | 'outputSchema'>;
+export type ControlSettings = Pick<
+  RunSpec,
+  'budgets' | 'loopDetection' | 'toolBudgets' | 'outputSchema' | 'plan'
+>;
 
 export interface RunOptions extends ControlSettings {
   prompt: string;
@@ -218,6 +221,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       ...(options.loopDetection !== undefined && { loopDetection: options.loopDetection }),
       ...(options.toolBudgets && { toolBudgets: options.toolBudgets }),
       ...(options.outputSchema && { outputSchema: options.outputSchema }),
+      ...(options.plan !== undefined && { plan: options.plan }),
       effective: {
         systemPrompt: 'You are the agent under test.',
         model: { ref, id: model.id, provider: model.provider, vendorModelId },
