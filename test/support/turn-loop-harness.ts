@@ -27,10 +27,12 @@ import { RunExecutor } from '../../src/engine/lifecycle/run-executor.ts';
 import { EventLogWriter } from '../../src/engine/log/event-log-writer.ts';
 import { controlPipelineFor } from '../../src/engine/controls/run-controls.ts';
 import type { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
-import type { ModelCall, ModelPort, PublishedEvent } from '../../src/engine/ports.ts';
+import type { ModelCall, ModelPort, ModelResolver, PublishedEvent } from '../../src/engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from '../../src/infra/in-process-bus.ts';
 import { InProcessRunQueue } from '../../src/infra/in-process-queue.ts';
 import { aiSdkModelPort } from '../../src/providers/ai-sdk-model-turn.ts';
+import { supervisorJudges } from '../../src/providers/supervisor-judge/supervisor-judge.ts';
+import { taskPlanner } from '../../src/providers/task-planner/task-planner.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
 import { testToolCatalog } from './tool-catalog.ts';
@@ -49,7 +51,7 @@ export type TerminalLoggedEvent = LoggedEventOf<'result' | 'error' | 'cancelled'
 /** The run-control settings of a spec a test may set (the pipeline is then the one the spec asks for). */
 export type ControlSettings = Pick<
   RunSpec,
-  'budgets' | 'loopDetection' | 'toolBudgets' | 'outputSchema' | 'plan'
+  'budgets' | 'loopDetection' | 'toolBudgets' | 'outputSchema' | 'plan' | 'supervisor'
 >;
 
 export interface RunOptions extends ControlSettings {
@@ -160,7 +162,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
     maxConcurrentRuns: 100,
   });
   // Each run's controls under test and model calls, by run id.
-  const pipelines = new Map<string, ControlPipeline>();
+  const pipelines = new Map<string, ControlPipeline | 'from_spec'>();
   const calls = new Map<string, ModelCall[]>();
   const models = new Map<string, ResolvedModel>();
   // The real model port; the loop's requests are kept for the test to read.
@@ -177,10 +179,26 @@ export async function openLoopHarness(): Promise<LoopHarness> {
     fenceWrites: false,
     runs: repos.runs,
     dispatcher,
-    controlsFor: (run) => {
+    // A test's own pipeline, else the one the run's spec asks for, with the context the worker gives
+    // it: the supervisor's judge and a plan-only run's planner call models through the same port,
+    // the judge on the run's own model when the setting names none (the workspace default there).
+    controlsFor: (run, signal) => {
       const pipeline = pipelines.get(run.id);
-      if (!pipeline) throw new Error(`no controls registered for run ${run.id}`);
-      return pipeline;
+      if (pipeline === undefined) throw new Error(`no controls registered for run ${run.id}`);
+      if (pipeline !== 'from_spec') return pipeline;
+      const resolve: ModelResolver['resolve'] = async (_workspaceId, ref) => {
+        const model = models.get(ref ?? run.spec.effective.model.ref);
+        if (!model) throw new Error(`no model registered as ${String(ref)}`);
+        return model;
+      };
+      return controlPipelineFor(run.spec, {
+        runId: run.id,
+        workspaceId: run.workspaceId,
+        signal,
+        logger,
+        judges: supervisorJudges({ models: modelPort, resolver: { resolve } }),
+        planner: taskPlanner(modelPort),
+      });
     },
     events: repos.runEvents,
     writer,
@@ -222,6 +240,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       ...(options.toolBudgets && { toolBudgets: options.toolBudgets }),
       ...(options.outputSchema && { outputSchema: options.outputSchema }),
       ...(options.plan !== undefined && { plan: options.plan }),
+      ...(options.supervisor !== undefined && { supervisor: options.supervisor }),
       effective: {
         systemPrompt: 'You are the agent under test.',
         model: { ref, id: model.id, provider: model.provider, vendorModelId },
@@ -238,7 +257,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       spec,
       metadata: {},
     });
-    pipelines.set(created.id, given ?? controlPipelineFor(spec));
+    pipelines.set(created.id, given ?? 'from_spec');
     models.set(ref, model);
     const runCalls: ModelCall[] = [];
     calls.set(ref, runCalls);
