@@ -417,6 +417,25 @@ describe('terminalEventFor: a loop outcome to the terminal event and the run row
     }
     assert.deepEqual([...seen].sort(), ['cancelled', 'error', 'result']);
   });
+
+  it("a control's result fields (a plan-only run's plan) go on result only: a control ending the run with text completes it", () => {
+    const plan = { brief: 'b', steps: [{ title: 'one', status: 'pending' as const }] };
+    const context: EndContext = {
+      cancelled: false,
+      fields: {
+        result: { structuredOutput: SCHEMA_REQUESTED, plan },
+        error: { structuredOutput: SCHEMA_REQUESTED },
+      },
+    };
+    const result = terminalEventFor({ kind: 'completed', text: '1. one' }, TALLY, context);
+    assert.equal(result.type, 'result');
+    assert.deepEqual(result.type === 'result' && result.data.plan, plan);
+    assert.equal(result.outcome.status, 'succeeded');
+    assert.equal(result.outcome.finalText, '1. one');
+    const error = terminalEventFor({ kind: 'truncated', text: 'half' }, TALLY, context);
+    assert.equal(error.type, 'error');
+    assert.equal('plan' in error.data, false);
+  });
 });
 
 describe('isUnexpectedStop: which stops are worth an error log', () => {
