@@ -10,7 +10,7 @@ import { startSessionFixture, type SessionFixture } from '../sessions/session-su
  * fake provider: a review is one more provider request, told apart by the judge's system prompt, and
  * the test scripts its verdict as a text reply. The wiring is checked here; the rules (redirect,
  * finalize, interval, a reply that is no verdict) on the turn loop, in
- * test/engine/supervisor-rules.test.ts.
+ * test/engine/control-rules/supervisor.ts.
  */
 
 const CLOCK = { kind: 'svc_plugin', name: 'current_time' };

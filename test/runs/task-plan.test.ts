@@ -9,8 +9,10 @@ import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility
 
 /**
  * The `plan` run control (task plans) over HTTP, against fake providers speaking the real wire
- * protocols: what the provider is offered, what the client's stream carries, mode required end to
- * end, and the session's default against a message's override.
+ * protocols: the wiring (what the provider is offered, what the client's stream carries, the
+ * snapshot, plans a planner drafts, the session's default against a message's override). The rules
+ * (mode required, plan-only runs with steps, plan-only beside outputSchema) are tested on the turn
+ * loop, in test/engine/control-rules/task-plan.ts.
  */
 
 const APIS: readonly FakeApi[] = ['openai-chat', 'anthropic-messages'];

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { OutputSchemaSetting } from '../../src/domain/run-controls.ts';
-import type { ErrorData, ResultData } from '../../src/domain/run-events.ts';
-import type { ToolRef } from '../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, RecordedRequest, ScriptedTurn } from '../fakes/scripted-reply.ts';
+import type { OutputSchemaSetting } from '../../../src/domain/run-controls.ts';
+import type { ErrorData, ResultData } from '../../../src/domain/run-events.ts';
+import type { ToolRef } from '../../../src/domain/tool-ref.ts';
+import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
+import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
+import type { FakeProviderServer, RecordedRequest, ScriptedTurn } from '../../fakes/scripted-reply.ts';
 import {
   fakeProviderModel,
   ofType,
@@ -14,8 +14,8 @@ import {
   type LoggedEvent,
   type LoopHarness,
   type RunOptions,
-} from '../support/turn-loop-harness.ts';
-import { userTextsOf } from '../support/wire-requests.ts';
+} from '../../support/turn-loop-harness.ts';
+import { userTextsOf } from '../../support/wire-requests.ts';
 
 /**
  * The rules of `outputSchema` on the real turn loop with the controls the spec asks for (see

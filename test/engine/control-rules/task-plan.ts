@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { LocalToolRef } from '../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, RecordedRequest } from '../fakes/scripted-reply.ts';
+import type { LocalToolRef } from '../../../src/domain/tool-ref.ts';
+import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
+import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
+import type { FakeProviderServer, RecordedRequest } from '../../fakes/scripted-reply.ts';
 import {
   fakeProviderModel,
   ofType,
@@ -14,7 +14,7 @@ import {
   type LoopHarness,
   type RunOptions,
   type RunUnderTest,
-} from '../support/turn-loop-harness.ts';
+} from '../../support/turn-loop-harness.ts';
 
 /**
  * The rules of the `plan` control on the real turn loop with the controls the spec asks for (see

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { LocalToolRef, ToolRef } from '../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, ScriptedTurn } from '../fakes/scripted-reply.ts';
+import type { LocalToolRef, ToolRef } from '../../../src/domain/tool-ref.ts';
+import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
+import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
+import type { FakeProviderServer, ScriptedTurn } from '../../fakes/scripted-reply.ts';
 import {
   fakeProviderModel,
   ofType,
@@ -13,8 +13,8 @@ import {
   type LoopHarness,
   type RunOptions,
   type RunUnderTest,
-} from '../support/turn-loop-harness.ts';
-import { toolChoiceOf, toolResultsOf } from '../support/wire-requests.ts';
+} from '../../support/turn-loop-harness.ts';
+import { toolChoiceOf, toolResultsOf } from '../../support/wire-requests.ts';
 
 /**
  * The rules of `loopDetection` and `toolBudgets`, on the real turn loop with the controls the spec

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { ToolRef } from '../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, RecordedRequest, ScriptedTurn } from '../fakes/scripted-reply.ts';
+import type { ToolRef } from '../../../src/domain/tool-ref.ts';
+import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
+import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
+import type { FakeProviderServer, RecordedRequest, ScriptedTurn } from '../../fakes/scripted-reply.ts';
 import {
   fakeProviderModel,
   ofType,
@@ -12,8 +12,8 @@ import {
   type LoggedEvent,
   type LoopHarness,
   type RunOptions,
-} from '../support/turn-loop-harness.ts';
-import { toolChoiceOf, userTextsOf } from '../support/wire-requests.ts';
+} from '../../support/turn-loop-harness.ts';
+import { toolChoiceOf, userTextsOf } from '../../support/wire-requests.ts';
 
 /**
  * The rules of `supervisor` on the real turn loop with the controls the spec asks for and the
