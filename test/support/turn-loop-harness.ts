@@ -18,6 +18,7 @@ import {
   type RunEventType,
   type SerializedRunEvent,
 } from '../../src/domain/run-events.ts';
+import { decodeRunEvent } from '../../src/domain/stored-events.ts';
 import type { ToolRef } from '../../src/domain/tool-ref.ts';
 import type { RunSpec } from '../../src/domain/run-spec.ts';
 import type { ClientToolResult } from '../../src/domain/tool-call.ts';
@@ -128,7 +129,7 @@ export function fakeProviderModel(api: 'openai-chat' | 'anthropic-messages', bas
 }
 
 export function parseEvent(event: SerializedRunEvent): LoggedEvent {
-  return { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) } as LoggedEvent;
+  return { seq: event.seq, ...decodeRunEvent(event) };
 }
 
 /** Rejects naming `what` when `promise` has not settled within the suite's wait cap. */
