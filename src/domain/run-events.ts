@@ -221,6 +221,12 @@ export type EventTypeOfRole<R extends EventRole> = {
   [T in RunEventType]: (typeof EVENT_ROLES)[T] extends R ? T : never;
 }[RunEventType];
 
+/** What each delta streams: the reply's text or the model's thoughts. */
+export const DELTA_STREAMS = {
+  assistant_delta: 'text',
+  thinking_delta: 'thinking',
+} as const satisfies Record<EventTypeOfRole<'delta'>, 'text' | 'thinking'>;
+
 export function hasRole<R extends EventRole>(type: RunEventType, role: R): type is EventTypeOfRole<R> {
   return EVENT_ROLES[type] === role;
 }

@@ -1,4 +1,9 @@
-import { hasRole, type RunEventType, type SerializedRunEvent } from '../../domain/run-events.ts';
+import {
+  DELTA_STREAMS,
+  hasRole,
+  type RunEventType,
+  type SerializedRunEvent,
+} from '../../domain/run-events.ts';
 import { decodeEventData } from '../../domain/stored-events.ts';
 import type { StoredCheckpoint } from '../ports.ts';
 import type { LoggedRound } from './logged-round.ts';
@@ -42,7 +47,7 @@ export function resumePointOf(
     if (hasRole(type, 'delta')) {
       inTurn = true;
       const { text } = decodeEventData(type, dataJson, seq);
-      if (type === 'assistant_delta') partialText += text;
+      if (DELTA_STREAMS[type] === 'text') partialText += text;
       else partialThinking += text;
       continue;
     }
