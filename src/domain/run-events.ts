@@ -182,16 +182,67 @@ export type RunEventOf<T extends RunEventType> = { type: T; data: RunEventData[T
 /** Any run event: `type` discriminates `data`. */
 export type RunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
 
+/**
+ * What an event is in a run's life, as a worker taking the run over reads its log:
+ * - `delta`: a piece of the model turn being generated (the turn may be regenerated);
+ * - `turn`: a model turn that ended;
+ * - `tool_call`: a tool call published, identified by its `toolUseId` (never published twice);
+ * - `tool_answer`: a client's answer to a call, identified by its `toolUseId`;
+ * - `round_event`: another event of a tool round (a result, files, a control's interception),
+ *   recognized by its content;
+ * - `announcement`: a control's report that may come anywhere, before the first turn or in the
+ *   middle of one, recognized by its content;
+ * - `terminal`: the run's one last event.
+ */
+export type EventRole =
+  'delta' | 'turn' | 'tool_call' | 'tool_answer' | 'round_event' | 'announcement' | 'terminal';
+
+/** The role of every event type, declared once: an event type without one does not compile. */
+export const EVENT_ROLES = {
+  assistant_delta: 'delta',
+  thinking_delta: 'delta',
+  assistant_message: 'turn',
+  tool_call: 'tool_call',
+  local_tool_call: 'tool_call',
+  local_tool_result_in: 'tool_answer',
+  tool_result: 'round_event',
+  tool_files: 'round_event',
+  loop_detected: 'round_event',
+  tool_budget_exceeded: 'round_event',
+  supervisor: 'announcement',
+  task_plan: 'announcement',
+  result: 'terminal',
+  error: 'terminal',
+  cancelled: 'terminal',
+} as const satisfies Record<RunEventType, EventRole>;
+
+/** The event types of one role. */
+export type EventTypeOfRole<R extends EventRole> = {
+  [T in RunEventType]: (typeof EVENT_ROLES)[T] extends R ? T : never;
+}[RunEventType];
+
+/** What each delta streams: the reply's text or the model's thoughts. */
+export const DELTA_STREAMS = {
+  assistant_delta: 'text',
+  thinking_delta: 'thinking',
+} as const satisfies Record<EventTypeOfRole<'delta'>, 'text' | 'thinking'>;
+
+export function hasRole<R extends EventRole>(type: RunEventType, role: R): type is EventTypeOfRole<R> {
+  return EVENT_ROLES[type] === role;
+}
+
 export const TERMINAL_EVENT_TYPES = [
   'result',
   'error',
   'cancelled',
-] as const satisfies readonly RunEventType[];
-export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+] as const satisfies readonly EventTypeOfRole<'terminal'>[];
+export type TerminalEventType = EventTypeOfRole<'terminal'>;
 export type TerminalRunEvent = Extract<RunEvent, { type: TerminalEventType }>;
 
+const TERMINAL_TYPES: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
+
 export function isTerminalEventType(type: string): type is TerminalEventType {
-  return type === 'result' || type === 'error' || type === 'cancelled';
+  return TERMINAL_TYPES.has(type);
 }
 
 /** An event as stored and streamed: `data` serialized once, shared by the log and every SSE subscriber. */

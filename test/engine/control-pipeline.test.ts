@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../src/domain/run-events.ts';
+import { baseTerminalFields, NO_STRUCTURED_OUTPUT } from '../../src/domain/terminal-fields.ts';
 import { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
 import type {
   ContinueWith,
@@ -11,6 +12,7 @@ import type {
   ToolCallContext,
   TurnAdjustments,
 } from '../../src/engine/loop/run-control.ts';
+import { reasoningProgress, roundSummary } from '../support/control-contexts.ts';
 
 const emit: EmitEvent = () => {};
 const turnContext = { turn: 2, emit };
@@ -179,7 +181,7 @@ describe('ControlPipeline.beforeToolCall: the first interception wins', () => {
 });
 
 describe('ControlPipeline.onReasoning: any abort wins', () => {
-  const progress = { turn: 0, chars: 120, ms: 40, emit };
+  const progress = reasoningProgress({ turn: 0, chars: 120, ms: 40, emit });
 
   it('watchesReasoning is false when no control has onReasoning (no per-delta work)', () => {
     assert.equal(new ControlPipeline([]).watchesReasoning, false);
@@ -295,7 +297,7 @@ describe('ControlPipeline.onReasoning: any abort wins', () => {
 describe('ControlPipeline.afterRound and beforeFinish', () => {
   it('afterRound asks every control, in order, with the round', async () => {
     const seen: string[] = [];
-    const round = { turn: 3, calls: [], emit };
+    const round = roundSummary({ turn: 3, emit });
     const pipeline = new ControlPipeline([
       {
         name: 'a',
@@ -398,5 +400,34 @@ describe('ControlPipeline: host tools and state', () => {
     pipeline.restore({ some_old_control: { count: 1 } });
     assert.equal(restored, 0);
     assert.deepEqual(pipeline.snapshot(), { new_control: 'fresh' });
+  });
+});
+
+describe('ControlPipeline.terminalFields: what controls report on the terminal events', () => {
+  const base = baseTerminalFields({});
+  const enforced = { ...NO_STRUCTURED_OUTPUT, schemaRequested: true, schemaEnforced: true };
+  const plan = { brief: 'b', steps: [{ title: 'one', status: 'pending' as const }] };
+
+  it('no control reports: the base fields stand, on result and error', () => {
+    const pipeline = new ControlPipeline([{ name: 'quiet' }, { name: 'empty', terminalFields: () => ({}) }]);
+    assert.deepEqual(pipeline.terminalFields(base), base);
+  });
+
+  it('a contribution overrides the base only on the events it names; a later control overrides an earlier one', () => {
+    const pipeline = new ControlPipeline([
+      { name: 'planner', terminalFields: () => ({ result: { plan } }) },
+      {
+        name: 'schema',
+        terminalFields: () => ({
+          result: { structuredOutput: enforced },
+          error: { structuredOutput: enforced },
+        }),
+      },
+      { name: 'later', terminalFields: () => ({ error: { structuredOutput: NO_STRUCTURED_OUTPUT } }) },
+    ]);
+    assert.deepEqual(pipeline.terminalFields(base), {
+      result: { structuredOutput: enforced, plan },
+      error: { structuredOutput: NO_STRUCTURED_OUTPUT },
+    });
   });
 });

@@ -14,6 +14,7 @@ import type {
   TurnAdjustments,
 } from '../../src/engine/loop/run-control.ts';
 import type { RunTool, ToolCallRequest } from '../../src/engine/ports.ts';
+import { roundSummary } from '../support/control-contexts.ts';
 
 /** The unit under test on the real pipeline, driven turn by turn as the loop and tool-round drive it. */
 
@@ -72,15 +73,17 @@ class Driver {
       if (result?.event) events.push(result.event);
       return result;
     });
-    await this.pipeline.afterRound({
-      turn,
-      emit,
-      calls: round.map((call, index) => ({
-        call,
-        intercepted: intercepted[index] !== undefined,
-        output: intercepted[index]?.output ?? { type: 'text', value: 'ran' },
-      })),
-    });
+    await this.pipeline.afterRound(
+      roundSummary({
+        turn,
+        emit,
+        calls: round.map((call, index) => ({
+          call,
+          intercepted: intercepted[index] !== undefined,
+          output: intercepted[index]?.output ?? { type: 'text', value: 'ran' },
+        })),
+      }),
+    );
     return { adjustments, intercepted, events };
   }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidModelError, InvalidRequestError } from '../../src/domain/errors.ts';
 import type { StructuredOutputReport, UsageTriple } from '../../src/domain/run-events.ts';
+import { NO_STRUCTURED_OUTPUT, type TerminalFields } from '../../src/domain/terminal-fields.ts';
 import { EventLogFailure, RunCancelled, ServiceShutdown } from '../../src/engine/loop/abort-reasons.ts';
 import { InterruptedModelCall } from '../../src/engine/loop/interrupted-model-call.ts';
 import {
@@ -11,7 +12,7 @@ import {
   type LoopOutcome,
   type RunTally,
 } from '../../src/engine/loop/loop-outcome.ts';
-import { NO_STRUCTURED_OUTPUT, type TerminalEvent } from '../../src/engine/loop/terminal-events.ts';
+import type { TerminalEvent } from '../../src/engine/loop/terminal-events.ts';
 import { ModelTurnError, type ProviderFailure } from '../../src/engine/ports.ts';
 
 /** What the run spent: every terminal event carries this triple, whatever ended the run. */
@@ -25,8 +26,13 @@ const USAGE: UsageTriple = {
 const SCHEMA_REQUESTED: StructuredOutputReport = { ...NO_STRUCTURED_OUTPUT, schemaRequested: true };
 
 const TALLY: RunTally = { usage: USAGE, lastText: 'the last reply', lastFinishReason: 'tool_use' };
-const NOT_CANCELLED: EndContext = { cancelled: false, structuredOutput: SCHEMA_REQUESTED };
-const CANCELLED: EndContext = { cancelled: true, structuredOutput: SCHEMA_REQUESTED };
+/** The terminal fields of a run whose only reporting control gives this `structuredOutput` block. */
+function fieldsWith(structuredOutput: StructuredOutputReport): TerminalFields {
+  return { result: { structuredOutput }, error: { structuredOutput } };
+}
+
+const NOT_CANCELLED: EndContext = { cancelled: false, fields: fieldsWith(SCHEMA_REQUESTED) };
+const CANCELLED: EndContext = { cancelled: true, fields: fieldsWith(SCHEMA_REQUESTED) };
 
 const RATE_LIMITED: ProviderFailure = {
   errorClass: 'rate_limit',
@@ -277,7 +283,7 @@ const ROWS: Row[] = [
     rule: 'anything else (another domain error, a log failure) is a retryable worker_error without its message',
     outcome: stopped(new InvalidRequestError('tools.0: kind svc is not available')),
     tally: { usage: USAGE, lastText: null, lastFinishReason: null },
-    context: { cancelled: false, structuredOutput: NO_STRUCTURED_OUTPUT },
+    context: { cancelled: false, fields: fieldsWith(NO_STRUCTURED_OUTPUT) },
     expected: {
       type: 'error',
       data: {
@@ -406,9 +412,29 @@ describe('terminalEventFor: a loop outcome to the terminal event and the run row
       const event = terminalEventFor(row.outcome, row.tally ?? TALLY, context);
       seen.add(event.type);
       if (event.type === 'cancelled') assert.equal('structuredOutput' in event.data, false, row.rule);
-      else assert.deepEqual(event.data.structuredOutput, context.structuredOutput, row.rule);
+      else
+        assert.deepEqual(event.data.structuredOutput, context.fields[event.type].structuredOutput, row.rule);
     }
     assert.deepEqual([...seen].sort(), ['cancelled', 'error', 'result']);
+  });
+
+  it("a control's result fields (a plan-only run's plan) go on result only: a control ending the run with text completes it", () => {
+    const plan = { brief: 'b', steps: [{ title: 'one', status: 'pending' as const }] };
+    const context: EndContext = {
+      cancelled: false,
+      fields: {
+        result: { structuredOutput: SCHEMA_REQUESTED, plan },
+        error: { structuredOutput: SCHEMA_REQUESTED },
+      },
+    };
+    const result = terminalEventFor({ kind: 'completed', text: '1. one' }, TALLY, context);
+    assert.equal(result.type, 'result');
+    assert.deepEqual(result.type === 'result' && result.data.plan, plan);
+    assert.equal(result.outcome.status, 'succeeded');
+    assert.equal(result.outcome.finalText, '1. one');
+    const error = terminalEventFor({ kind: 'truncated', text: 'half' }, TALLY, context);
+    assert.equal(error.type, 'error');
+    assert.equal('plan' in error.data, false);
   });
 });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEventType, SerializedRunEvent } from '../../src/domain/run-events.ts';
+import { UndecodableEventError } from '../../src/domain/stored-events.ts';
 import type { StoredCheckpoint } from '../../src/engine/ports.ts';
 import { eventKey, resumePointOf, type ResumePoint } from '../../src/engine/takeover/resume-point.ts';
 import type { RunCheckpointState } from '../../src/engine/takeover/run-checkpoint.ts';
@@ -44,7 +45,14 @@ const supervisorReview: [RunEventType, unknown] = [
 ];
 const taskPlan: [RunEventType, unknown] = [
   'task_plan',
-  { v: 2, planId: 'p', revision: 1, brief: 'b', steps: [] },
+  {
+    v: 2,
+    planId: 'p',
+    revision: 1,
+    brief: 'b',
+    steps: [],
+    plan: { v: 2, planId: 'p', revision: 1, mode: 'optional', brief: 'b', steps: [] },
+  },
 ];
 
 const nothingLogged: Omit<ResumePoint, 'checkpoint'> = {
@@ -161,6 +169,19 @@ describe('the resume point of a run taken over', () => {
     assert.ok(point.announced.has(eventKey('supervisor', JSON.stringify(supervisorReview[1]))));
     assert.equal(point.partialText, 'Hi');
     assert.equal(point.partialThinking, 'hm');
+  });
+
+  it('a delta or a call in the log that does not decode is an error naming the event, never a silent cast', () => {
+    assert.throws(
+      () => resumePointOf(CHECKPOINT, logged(['assistant_delta', { text: 7 }])),
+      (error: unknown) =>
+        error instanceof UndecodableEventError &&
+        error.message === 'stored assistant_delta event (seq 5) does not decode: field text is not a string',
+    );
+    assert.throws(
+      () => resumePointOf(CHECKPOINT, logged(assistantMessage, ['local_tool_result_in', { output: 'ok' }])),
+      /stored local_tool_result_in event \(seq 6\) does not decode: field toolUseId is not a string/,
+    );
   });
 
   const notResumable: Array<{

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProviderApi, ResolvedModel } from '../../src/domain/model.ts';
+import { ControlFailure } from '../../src/domain/control-errors.ts';
 import type { OutputSchemaSetting } from '../../src/domain/run-controls.ts';
+import { baseTerminalFields, NO_STRUCTURED_OUTPUT } from '../../src/domain/terminal-fields.ts';
 import { enforcementPathFor } from '../../src/engine/controls/structured-output/enforcement-path.ts';
 import { withoutSchema } from '../../src/engine/controls/structured-output/schema-refusal.ts';
 import {
   structuredOutputControl,
   StructuredOutputControl,
 } from '../../src/engine/controls/structured-output/structured-output-control.ts';
-import { ControlFailure } from '../../src/engine/loop/control-failure.ts';
 import { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
 import { isUnexpectedStop, terminalEventFor } from '../../src/engine/loop/loop-outcome.ts';
 import type { ContinueWith, HostTool, RunControl } from '../../src/engine/loop/run-control.ts';
-import { NO_STRUCTURED_OUTPUT } from '../../src/engine/loop/terminal-events.ts';
 import type { ModelCall, ProviderFailure, ToolCallRequest } from '../../src/engine/ports.ts';
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
 import { openLoopHarness, resolvedMockModel, within, withoutDeltas } from '../support/turn-loop-harness.ts';
@@ -423,7 +423,8 @@ describe('the pipeline and the loop outcome for control failures and synthetic a
   it('the first final reply wins; the first control answering a refusal decides; the report comes from the control that has one', async () => {
     const pipeline = new ControlPipeline([adjusting('a', 'first'), adjusting('b', 'second')]);
     assert.equal((await pipeline.beforeTurn({ turn: 0, emit })).finishWith, 'first');
-    assert.equal(pipeline.structuredOutput(), undefined);
+    const base = baseTerminalFields({ outputSchema: BEST_EFFORT });
+    assert.deepEqual(pipeline.terminalFields(base), base, 'no control reports: the base fields stand');
     assert.equal(pipeline.onCallRefused({ turn: 0, call: callOf(), failure: SCHEMA_REFUSAL }), undefined);
 
     const control = new StructuredOutputControl(BEST_EFFORT);
@@ -432,7 +433,9 @@ describe('the pipeline and the loop outcome for control failures and synthetic a
     const call = callOf({ responseFormat: { name: 'answer', schema: SCHEMA } });
     const answer = withControl.onCallRefused({ turn: 0, call, failure: SCHEMA_REFUSAL });
     assert.ok(answer && 'retryWith' in answer);
-    assert.equal(withControl.structuredOutput()?.unconstrainedFallbackOccurred, true);
+    const fields = withControl.terminalFields(base);
+    assert.equal(fields.result.structuredOutput.unconstrainedFallbackOccurred, true);
+    assert.equal(fields.error.structuredOutput.unconstrainedFallbackOccurred, true);
   });
 
   it('a ControlFailure ends the run with an error of its errorClass, never retryable, keeping partialText, apiStatus and apiCode', () => {
@@ -454,7 +457,10 @@ describe('the pipeline and the loop outcome for control failures and synthetic a
         lastText: null,
         lastFinishReason: null,
       },
-      { cancelled: false, structuredOutput: report },
+      {
+        cancelled: false,
+        fields: { result: { structuredOutput: report }, error: { structuredOutput: report } },
+      },
     );
     assert.equal(event.type, 'error');
     assert.deepEqual(

@@ -20,6 +20,7 @@ import type {
 } from '../../src/engine/ports.ts';
 import { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
 import { openLoopHarness, parseEvent, withoutDeltas, within } from '../support/turn-loop-harness.ts';
+import { roundSummary } from '../support/control-contexts.ts';
 
 const TEST_TIMEOUT = { timeout: 60_000 };
 
@@ -279,7 +280,7 @@ describe('supervisor failures never fail the run', () => {
     });
     await timed.beforeTurn?.({ turn: 0, emit: () => {} });
     await within(
-      Promise.resolve(timed.afterRound?.({ turn: 0, calls: [], emit: () => assert.fail('no event') })),
+      Promise.resolve(timed.afterRound?.(roundSummary({ emit: () => assert.fail('no event') }))),
       'the review to time out',
     );
     assert.equal(seen?.aborted, true);
@@ -304,7 +305,7 @@ describe('supervisor failures never fail the run', () => {
       logger: { warn: (...args: unknown[]) => void warnings.push(args) },
     });
     await control.beforeTurn?.({ turn: 0, emit: () => {} });
-    const reviewed = control.afterRound?.({ turn: 0, calls: [], emit: () => assert.fail('no event') });
+    const reviewed = control.afterRound?.(roundSummary({ emit: () => assert.fail('no event') }));
     await within(reviewing, 'the judge to be asked');
     run.abort(new Error('cancelled'));
     await within(Promise.resolve(reviewed), 'the review to give up');

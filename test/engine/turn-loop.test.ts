@@ -272,7 +272,7 @@ describe('the turn loop at its decision points (real loop, store, bus and mock m
   it('afterRound sees each call’s output and whether it was intercepted', TEST_TIMEOUT, () =>
     withHarness(async (harness) => {
       const executed: Array<{ args: Record<string, unknown>; turn: number }> = [];
-      const rounds: Array<Omit<RoundSummary, 'emit'>> = [];
+      const rounds: Array<Pick<RoundSummary, 'turn' | 'calls'>> = [];
       const watcher: RunControl = {
         name: 'watcher',
         hostTools: [probeTool('probe', executed), probeTool('blocked', executed)],
@@ -356,7 +356,7 @@ describe('the turn loop at its decision points (real loop, store, bus and mock m
     TEST_TIMEOUT,
     () =>
       withHarness(async (harness) => {
-        const progress: Array<Omit<ReasoningProgress, 'emit' | 'ms'>> = [];
+        const progress: Array<Pick<ReasoningProgress, 'turn' | 'chars'>> = [];
         const supervisor: RunControl = {
           name: 'supervisor',
           onReasoning: ({ turn, chars }) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { RecordedRequest, ScriptedTurn } from '../fakes/scripted-reply.ts';
-import { ofType, onlyError, startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
+import { ofType, startRunFixture, types, type RunFixture } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
 import { deferred } from '../support/waits.ts';
 import { startSessionFixture, type SessionFixture } from '../sessions/session-support.ts';
@@ -9,7 +9,11 @@ import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility
 
 /**
  * `outputSchema` over HTTP: the fake provider records what the service sent (the response format,
- * the synthetic tool and the tool choice) and plays a model that answers in or off the schema.
+ * the synthetic tool and the tool choice) and plays a model that answers in or off the schema. The
+ * wiring is checked here (the setting reaches the provider and the terminal events, the snapshot,
+ * sessions and agents, host calls stay internal, thinking on the wire); the rules (corrections,
+ * strict and best_effort, refused schemas) on the turn loop, in
+ * test/engine/control-rules/structured-output.ts.
  */
 
 const SCHEMA = {
@@ -159,110 +163,6 @@ describe('outputSchema on a native JSON-schema provider (openai-chat)', { timeou
     assert.equal(bodyOf(fixture.fake.requests[0]).response_format, undefined);
   });
 
-  it('a final reply off the schema gets one correction turn, and a conforming second reply succeeds enforced', async () => {
-    fixture.fake.enqueue(reply('noon, I think'), reply('{"answer":"noon"}'));
-    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
-    assert.equal(types(frames).at(-1), 'result');
-    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
-    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
-    assert.equal(fixture.fake.requests.length, 2);
-    assert.match(userTexts(fixture.fake.requests[1]).at(-1) ?? '', /does not match the required JSON schema/);
-  });
-
-  it('strict: a reply still off the schema after the correction fails structured_output_not_enforced, the reply kept as partialText', async () => {
-    fixture.fake.enqueue(reply('noon'), reply('{"answer":12}'));
-    const { runId, frames } = await fixture.runToEnd({
-      systemPrompt: 's',
-      prompt: 'p',
-      outputSchema: STRICT,
-    });
-    const error = terminalOf(frames);
-    assert.equal(types(frames).at(-1), 'error');
-    assert.equal(error.errorClass, 'structured_output_not_enforced');
-    assert.equal(error.code, 'structured_output_not_enforced');
-    assert.equal(error.partialText, '{"answer":12}');
-    assert.equal(error.retryable, false);
-    assert.deepEqual(error.structuredOutput, { ...ENFORCED_NATIVE, schemaEnforced: false });
-    assert.equal(fixture.fake.requests.length, 2, 'one correction, no more');
-    const snapshot = await fixture.runSnapshot(runId);
-    assert.equal(snapshot.body.status, 'failed');
-    assert.equal(snapshot.body.finalText, '{"answer":12}');
-    assert.equal(snapshot.body.failureReason?.errorClass, 'structured_output_not_enforced');
-  });
-
-  it('best_effort: a reply still off the schema after the correction is the result, with schemaEnforced false', async () => {
-    fixture.fake.enqueue(reply('noon'), reply('still noon'));
-    const { frames } = await fixture.runToEnd({
-      systemPrompt: 's',
-      prompt: 'p',
-      outputSchema: OUTPUT_SCHEMA,
-    });
-    assert.equal(types(frames).at(-1), 'result');
-    assert.equal(terminalOf(frames).text, 'still noon');
-    assert.deepEqual(terminalOf(frames).structuredOutput, { ...ENFORCED_NATIVE, schemaEnforced: false });
-  });
-
-  const SCHEMA_REJECTION = {
-    type: 'http-error' as const,
-    status: 400,
-    message:
-      "Invalid schema for response_format 'answer': In context=(), 'additionalProperties' is required to be supplied and to be false.",
-  };
-
-  it('best_effort: a provider that rejects the schema (400) gets the turn again without it, and the run remembers: no later request carries it', async () => {
-    fixture.fake.enqueue(SCHEMA_REJECTION, clockCall('c1'), reply('It is noon.'));
-    const { frames } = await fixture.runToEnd({
-      systemPrompt: 's',
-      prompt: 'time?',
-      tools: [CLOCK],
-      outputSchema: OUTPUT_SCHEMA,
-    });
-    assert.equal(types(frames).at(-1), 'result');
-    const result = terminalOf(frames);
-    assert.equal(result.text, 'It is noon.');
-    assert.deepEqual(result.structuredOutput, {
-      schemaRequested: true,
-      schemaEnforced: false,
-      enforcementMechanism: 'none',
-      unconstrainedFallbackOccurred: true,
-    });
-    const requests = fixture.fake.requests;
-    // The refused call, its retry, the turn after the tool, and the one correction of the plain reply.
-    assert.equal(requests.length, 4);
-    assert.equal(bodyOf(requests[0]).response_format?.type, 'json_schema');
-    for (const request of requests.slice(1)) assert.equal(bodyOf(request).response_format, undefined);
-    assert.deepEqual(bodyOf(requests[1]).messages, bodyOf(requests[0]).messages, 'the same turn, sent again');
-    // Unconstrained, the correction shows the model the schema itself.
-    assert.ok(userTexts(requests[3]).at(-1)?.includes(JSON.stringify(SCHEMA)));
-  });
-
-  it('strict: a provider that rejects the schema fails the run with structured_output_schema_rejected, keeping the provider message, apiStatus and apiCode', async () => {
-    fixture.fake.enqueue(SCHEMA_REJECTION);
-    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
-    const error = onlyError(frames, {
-      errorClass: 'structured_output_schema_rejected',
-      code: 'structured_output_schema_rejected',
-      apiStatus: 400,
-      apiCode: 'invalid_request_error',
-      retryable: false,
-      turns: 1,
-    });
-    assert.equal(error.error, SCHEMA_REJECTION.message);
-    assert.deepEqual(error.structuredOutput, { ...ENFORCED_NATIVE, schemaEnforced: false });
-    assert.equal(fixture.fake.requests.length, 1, 'strict never retries without the schema');
-  });
-
-  it('a 400 that does not name the schema stands as invalid_request, even under best_effort', async () => {
-    fixture.fake.enqueue({ type: 'http-error', status: 400, message: 'Invalid image URL.' });
-    const { frames } = await fixture.runToEnd({
-      systemPrompt: 's',
-      prompt: 'p',
-      outputSchema: OUTPUT_SCHEMA,
-    });
-    onlyError(frames, { errorClass: 'invalid_request', apiStatus: 400 });
-    assert.equal(fixture.fake.requests.length, 1);
-  });
-
   it("session inheritance: the session's outputSchema applies to its message runs; a message's override holds for that run only", async () => {
     const sessionId = await fixture.newSession({ systemPrompt: 's', outputSchema: OUTPUT_SCHEMA });
     const override = { name: 'verdict', schema: { type: 'object', properties: { ok: { type: 'boolean' } } } };
@@ -383,51 +283,6 @@ describe('outputSchema on a tool-call family (anthropic-messages): final_report'
     assert.deepEqual(anthropicBlockIds(next, 'tool_result'), ['l1', 'fr1'], 'and every result');
   });
 
-  it('a run with no other tool is forced to final_report from its first turn, and a conforming call ends it there', async () => {
-    fixture.fake.enqueue(finalReport('fr1', { answer: 'noon' }));
-    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
-    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
-    assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_SYNTHETIC);
-    assert.equal(fixture.fake.requests.length, 1);
-    assert.deepEqual(toolNames(fixture.fake.requests[0]), ['final_report']);
-    assert.deepEqual(bodyOf(fixture.fake.requests[0]).tool_choice, { type: 'tool', name: 'final_report' });
-  });
-
-  it('final_report called beside another tool is not recorded: the other call runs, and the model is told to call it alone', async () => {
-    fixture.fake.enqueue(
-      {
-        toolCalls: [
-          ...(clockCall('c1').toolCalls ?? []),
-          { id: 'fr1', name: 'final_report', input: { answer: 'early' } },
-        ],
-      },
-      finalReport('fr2', { answer: 'noon' }),
-    );
-    const { frames } = await fixture.runToEnd({
-      systemPrompt: 's',
-      prompt: 'time?',
-      tools: [CLOCK],
-      outputSchema: OUTPUT_SCHEMA,
-    });
-    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
-    assert.equal(ofType(frames, 'tool_result').length, 1, 'current_time ran');
-    const results = (bodyOf(fixture.fake.requests[1]).messages as Wire[])
-      .flatMap((message) => (Array.isArray(message.content) ? (message.content as Wire[]) : []))
-      .filter((block) => block.type === 'tool_result' && block.tool_use_id === 'fr1');
-    assert.match(JSON.stringify(results), /call it on its own/);
-  });
-
-  it('final_report input off the schema is answered with its violations and forced once more; strict then fails structured_output_not_enforced', async () => {
-    fixture.fake.enqueue(finalReport('fr1', { answer: 1 }), finalReport('fr2', { wrong: true }));
-    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
-    const error = terminalOf(frames);
-    assert.equal(error.errorClass, 'structured_output_not_enforced');
-    assert.equal(error.partialText, '{"wrong":true}');
-    assert.deepEqual(error.structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
-    assert.equal(fixture.fake.requests.length, 2);
-    assert.deepEqual(bodyOf(fixture.fake.requests[1]).tool_choice, { type: 'tool', name: 'final_report' });
-  });
-
   it('with thinking on, the forced choice becomes auto (final_report alone is sent); a compliant model still answers through it', async () => {
     fixture.fake.enqueue({ thinking: ['Reporting.'], ...finalReport('fr1', { answer: 'noon' }) });
     const { frames } = await fixture.runToEnd({
@@ -480,43 +335,6 @@ describe('outputSchema on a tool-call family (anthropic-messages): final_report'
     assert.equal(error.partialText, 'It is noon.');
     assert.deepEqual(error.structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
     assert.equal(fixture.fake.requests.length, 2);
-  });
-
-  const TOOL_SCHEMA_REJECTION = {
-    type: 'http-error' as const,
-    status: 400,
-    message: 'tools.1.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12.',
-  };
-
-  it('strict: a rejected final_report schema fails structured_output_schema_rejected with the provider message, apiStatus and apiCode', async () => {
-    fixture.fake.enqueue(TOOL_SCHEMA_REJECTION);
-    const { frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p', outputSchema: STRICT });
-    const error = onlyError(frames, {
-      errorClass: 'structured_output_schema_rejected',
-      apiStatus: 400,
-      apiCode: 'invalid_request_error',
-      error: TOOL_SCHEMA_REJECTION.message,
-    });
-    assert.deepEqual(error.structuredOutput, { ...ENFORCED_SYNTHETIC, schemaEnforced: false });
-  });
-
-  it('best_effort: a rejected final_report schema is dropped for the rest of the run, and the plain reply is the result', async () => {
-    fixture.fake.enqueue(TOOL_SCHEMA_REJECTION, clockCall('c1'), reply('{"answer":"noon"}'));
-    const { frames } = await fixture.runToEnd({
-      systemPrompt: 's',
-      prompt: 'time?',
-      tools: [CLOCK],
-      outputSchema: OUTPUT_SCHEMA,
-    });
-    assert.equal(terminalOf(frames).text, '{"answer":"noon"}');
-    assert.deepEqual(terminalOf(frames).structuredOutput, {
-      schemaRequested: true,
-      schemaEnforced: false,
-      enforcementMechanism: 'none',
-      unconstrainedFallbackOccurred: true,
-    });
-    const names = fixture.fake.requests.map(toolNames);
-    assert.deepEqual(names, [['current_time', 'final_report'], ['current_time'], ['current_time']]);
   });
 });
 

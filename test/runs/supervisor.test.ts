@@ -8,7 +8,9 @@ import { startSessionFixture, type SessionFixture } from '../sessions/session-su
 /**
  * `supervisor` over HTTP, on each wire protocol. The judge runs on the workspace default model, the
  * fake provider: a review is one more provider request, told apart by the judge's system prompt, and
- * the test scripts its verdict as a text reply.
+ * the test scripts its verdict as a text reply. The wiring is checked here; the rules (redirect,
+ * finalize, interval, a reply that is no verdict) on the turn loop, in
+ * test/engine/control-rules/supervisor.ts.
  */
 
 const CLOCK = { kind: 'svc_plugin', name: 'current_time' };
@@ -58,12 +60,6 @@ const userTextsOf = (request: RecordedRequest | undefined): string[] =>
     .filter((message) => message.role === 'user')
     .map((message) => partsText(message.content))
     .filter((text) => text !== '');
-
-/** `auto`, `none`, … as the request asked (`undefined` when it sent no tool choice). */
-function toolChoiceOf(request: RecordedRequest | undefined): string | undefined {
-  const choice: unknown = bodyOf(request).tool_choice;
-  return typeof choice === 'string' ? choice : (choice as Wire | undefined)?.type;
-}
 
 for (const api of ['openai-chat', 'anthropic-messages'] as const satisfies readonly FakeApi[]) {
   describe(`supervisor over ${api}`, { timeout: 90_000 }, () => {
@@ -128,73 +124,6 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const satisfies reado
       assert.match(requests[1]?.rawBody ?? '', /What time is it\?/);
       assert.match(requests[1]?.rawBody ?? '', /calls tool current_time/);
       assert.deepEqual(userTextsOf(requests[2]), ['What time is it?'], 'on_track steers nothing');
-    });
-
-    it('redirect: the next agent request carries the steering message, tools still available', async () => {
-      fixture.fake.enqueue(
-        clockCall('r1'),
-        verdict({ action: 'redirect', reason: 'Wrong zone.', redirect: 'Ask for Europe/Paris time.' }),
-        final('Paris it is.'),
-      );
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'Time in Paris?',
-        tools: [CLOCK],
-        supervisor: { interval: 1 },
-      });
-      assert.equal(frames.at(-1)?.data.data.text, 'Paris it is.');
-      const [event] = dataOf(frames, 'supervisor');
-      assert.equal(event?.action, 'redirect');
-      assert.equal(event?.redirect, 'Ask for Europe/Paris time.');
-      assert.equal(event?.phase, 'turn_boundary');
-
-      const next = fixture.fake.requests[2];
-      assert.equal(isJudge(next), false);
-      assert.match(userTextsOf(next).at(-1) ?? '', /Ask for Europe\/Paris time\./);
-      assert.equal(toolChoiceOf(next), 'auto');
-    });
-
-    it('finalize: the next agent request has tool choice none and asks for the final answer', async () => {
-      fixture.fake.enqueue(
-        clockCall('f1'),
-        verdict({ action: 'finalize', reason: 'The clock answered.' }),
-        final('It is noon.'),
-      );
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'Time?',
-        tools: [CLOCK],
-        supervisor: { interval: 1 },
-      });
-      assert.equal(frames.at(-1)?.data.data.text, 'It is noon.');
-      assert.deepEqual(
-        dataOf(frames, 'supervisor').map((data) => [data.action, 'redirect' in data]),
-        [['finalize', false]],
-      );
-      const requests = fixture.fake.requests;
-      assert.deepEqual(requests.map(isJudge), [false, true, false]);
-      assert.equal(toolChoiceOf(requests[0]), 'auto');
-      assert.equal(toolChoiceOf(requests[2]), 'none');
-      assert.match(userTextsOf(requests[2]).at(-1) ?? '', /give your final answer now/);
-    });
-
-    it('interval 2: one review every 2 model invocations, at the bottom of a tool round', async () => {
-      fixture.fake.enqueue(
-        clockCall('i1'),
-        clockCall('i2'),
-        verdict({ action: 'on_track', reason: 'fine' }),
-        clockCall('i3'),
-        final('Done.'),
-      );
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'Time?',
-        tools: [CLOCK],
-        supervisor: { interval: 2, reasoningTrigger: false },
-      });
-      assert.equal(frames.at(-1)?.data.data.text, 'Done.');
-      assert.equal(dataOf(frames, 'supervisor').length, 1);
-      assert.deepEqual(fixture.fake.requests.map(isJudge), [false, false, true, false, false]);
     });
 
     it('reasoningTrigger { chars: 20 }: a review mid-thought (phase reasoning) whose redirect aborts the turn in flight; the cut turn’s tokens still count', async () => {
@@ -303,19 +232,6 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const satisfies reado
       assert.equal(frames.at(-1)?.data.data.text, 'It is noon.');
       assert.deepEqual(dataOf(frames, 'supervisor'), []);
       assert.deepEqual(fixture.fake.requests.map(isJudge), [false, true, false], 'the judge is not retried');
-    });
-
-    it('a judge reply that is no verdict: skipped, the run goes on', async () => {
-      fixture.fake.enqueue(clockCall('n1'), final('All good, keep going.'), final('It is noon.'));
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'Time?',
-        tools: [CLOCK],
-        supervisor: { interval: 1 },
-      });
-      assert.equal(frames.at(-1)?.data.data.text, 'It is noon.');
-      assert.deepEqual(dataOf(frames, 'supervisor'), []);
-      assert.deepEqual(fixture.fake.requests.map(isJudge), [false, true, false]);
     });
 
     it('session inheritance: a session created with supervisor applies it to its message runs; a message override tunes it for its run only', async () => {

@@ -9,8 +9,10 @@ import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility
 
 /**
  * The `plan` run control (task plans) over HTTP, against fake providers speaking the real wire
- * protocols: what the provider is offered, what the client's stream carries, mode required end to
- * end, and the session's default against a message's override.
+ * protocols: the wiring (what the provider is offered, what the client's stream carries, the
+ * snapshot, plans a planner drafts, the session's default against a message's override). The rules
+ * (mode required, plan-only runs with steps, plan-only beside outputSchema) are tested on the turn
+ * loop, in test/engine/control-rules/task-plan.ts.
  */
 
 const APIS: readonly FakeApi[] = ['openai-chat', 'anthropic-messages'];
@@ -23,11 +25,6 @@ const LOOKUP = {
 };
 
 const ZERO_TOKENS = { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 };
-
-const OUTPUT_SCHEMA = {
-  name: 'answer',
-  schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
-};
 
 /** What the model is told before its first turn in mode required (in the request's last messages). */
 const REQUIRED_NOTICE = '[task plan] This run requires a task plan';
@@ -289,74 +286,6 @@ for (const api of APIS) {
       assert.equal('plan' in (await fixture.runSnapshot(plain.runId)).body, false);
     });
 
-    it('mode required end to end: a declared tool waits for the plan, then runs; a premature final answer is sent back until the step is done', async () => {
-      const lookup = (id: string) => ({ toolCalls: [{ id, name: 'lookup', input: { q: 'a' } }] });
-      const plan = (id: string, status: string, stepId?: string) => ({
-        toolCalls: [
-          {
-            id,
-            name: 'update_task_plan',
-            input: { steps: [{ ...(stepId && { id: stepId }), title: 'Look up a', status }] },
-          },
-        ],
-      });
-      fixture.fake.enqueue(
-        lookup('call_lookup_1'),
-        plan('call_plan_1', 'in_progress'),
-        lookup('call_lookup_2'),
-        { text: ['Done.'] },
-        plan('call_plan_2', 'done', 's1'),
-        { text: ['Done.'] },
-      );
-      const run = await fixture.startRun({
-        systemPrompt: 's',
-        prompt: 'find a',
-        tools: [LOOKUP],
-        plan: 'required',
-      });
-      const call = await run.waitForType('local_tool_call');
-      assert.equal(
-        call.data.data.toolUseId,
-        'call_lookup_2',
-        'the call made before the plan never reached the client',
-      );
-      const posted = await fixture.postToolResult(run.runId, {
-        toolUseId: 'call_lookup_2',
-        result: 'a letter',
-      });
-      assert.equal(posted.status, 200, JSON.stringify(posted.body));
-      const frames = await run.ended;
-
-      assert.deepEqual(withoutDeltas(frames), [
-        'assistant_message',
-        'assistant_message',
-        'task_plan',
-        'assistant_message',
-        'local_tool_call',
-        'local_tool_result_in',
-        'assistant_message',
-        'assistant_message',
-        'task_plan',
-        'assistant_message',
-        'result',
-      ]);
-      assert.equal(frames.at(-1)?.data.data.text, 'Done.');
-      assert.deepEqual(
-        planFrames(frames).map((event) => [event.revision, event.mode, event.transition]),
-        [
-          [1, 'required', { kind: 'created', stepId: null }],
-          [2, 'required', { kind: 'step_done', stepId: 's1' }],
-        ],
-      );
-
-      const requests = fixture.fake.requests;
-      assert.equal(requests.length, 6);
-      assert.ok(carries(requests[0], REQUIRED_NOTICE), 'told before the first turn');
-      assert.ok(carries(requests[1], 'Not run: this run requires a task plan first'));
-      assert.ok(carries(requests[4], 'still has open steps:\ns1 [in_progress] Look up a'));
-      assert.ok(carries(requests[5], 'Task plan updated (revision 2).\ns1 [done] Look up a'));
-    });
-
     it('a session created with plan required applies it to its message runs; a message’s override applies to that run only', async () => {
       fixture.fake.enqueue({ text: ['ok'] });
       const sessionId = await fixture.newSession({ systemPrompt: 's', plan: 'required' });
@@ -385,33 +314,6 @@ for (const api of APIS) {
         assert.equal(types(frames).at(-1), 'result');
       }
       assert.deepEqual(fixture.fake.requests.map(offeredTools), [['update_task_plan'], []]);
-    });
-
-    it('planOnly with steps: no provider request at all; the result carries the plan, its numbered text, turns 0 and zero tokens, after one seeded task_plan', async () => {
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'trip',
-        tools: [LOOKUP],
-        plan: { planOnly: true, brief: 'Plan a trip', steps: ['Book flight', ' ', 'Book hotel'] },
-      });
-
-      assert.equal(fixture.fake.requests.length, 0);
-      assert.deepEqual(withoutDeltas(frames), ['task_plan', 'result']);
-      const [event] = planFrames(frames);
-      assert.deepEqual([event?.source, event?.transition], ['seed', { kind: 'seeded', stepId: null }]);
-      const result = terminalData(frames);
-      assert.equal(result.subtype, 'success');
-      assert.deepEqual(result.plan, {
-        brief: 'Plan a trip',
-        steps: [
-          { title: 'Book flight', status: 'pending' },
-          { title: 'Book hotel', status: 'pending' },
-        ],
-      });
-      assert.equal(result.text, '1. Book flight\n2. Book hotel');
-      assert.equal(result.turns, 0);
-      assert.deepEqual(result.tokens, ZERO_TOKENS);
-      assert.equal(typeof result.model?.id, 'string');
     });
 
     it('planOnly without steps: one provider request without tools asks for the plan; the JSON reply is the plan and the result’s tokens are zero', async () => {
@@ -485,32 +387,6 @@ for (const api of APIS) {
         assert.ok(frames.at(-1)?.data.data.plan);
       }
       assert.equal((await fixture.replay(sessionId)).body.total, 2, 'the plans are not appended');
-    });
-
-    it('strict outputSchema with planOnly fails structured_output_not_supported, without any provider request', async () => {
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'hi',
-        outputSchema: { ...OUTPUT_SCHEMA, enforcement: 'strict' },
-        plan: { planOnly: true },
-      });
-
-      assert.deepEqual(withoutDeltas(frames), ['error']);
-      assert.equal(frames.at(-1)?.data.data.errorClass, 'structured_output_not_supported');
-      assert.equal(fixture.fake.requests.length, 0);
-    });
-
-    it('best_effort outputSchema with planOnly ends with the plan', async () => {
-      const { frames } = await fixture.runToEnd({
-        systemPrompt: 's',
-        prompt: 'hi',
-        outputSchema: { ...OUTPUT_SCHEMA, enforcement: 'best_effort' },
-        plan: { planOnly: true, steps: ['only step'] },
-      });
-
-      assert.equal(frames.at(-1)?.data.data.subtype, 'success');
-      assert.equal(frames.at(-1)?.data.data.text, '1. only step');
-      assert.equal(fixture.fake.requests.length, 0);
     });
   });
 }

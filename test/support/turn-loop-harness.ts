@@ -18,18 +18,22 @@ import {
   type RunEventType,
   type SerializedRunEvent,
 } from '../../src/domain/run-events.ts';
-import type { LocalToolRef } from '../../src/domain/tool-ref.ts';
+import { decodeRunEvent } from '../../src/domain/stored-events.ts';
+import type { ToolRef } from '../../src/domain/tool-ref.ts';
 import type { RunSpec } from '../../src/domain/run-spec.ts';
 import type { ClientToolResult } from '../../src/domain/tool-call.ts';
 import { acceptToolResult, type IntakeOutcome } from '../../src/engine/lifecycle/tool-result-intake.ts';
 import { RunDispatcher } from '../../src/engine/lifecycle/run-dispatcher.ts';
 import { RunExecutor } from '../../src/engine/lifecycle/run-executor.ts';
 import { EventLogWriter } from '../../src/engine/log/event-log-writer.ts';
+import { controlPipelineFor } from '../../src/engine/controls/run-controls.ts';
 import type { ControlPipeline } from '../../src/engine/loop/control-pipeline.ts';
-import type { ModelCall, ModelPort, PublishedEvent } from '../../src/engine/ports.ts';
+import type { ModelCall, ModelPort, ModelResolver, PublishedEvent } from '../../src/engine/ports.ts';
 import { InProcessRunEventBus, InProcessRunSignals } from '../../src/infra/in-process-bus.ts';
 import { InProcessRunQueue } from '../../src/infra/in-process-queue.ts';
 import { aiSdkModelPort } from '../../src/providers/ai-sdk-model-turn.ts';
+import { supervisorJudges } from '../../src/providers/supervisor-judge/supervisor-judge.ts';
+import { taskPlanner } from '../../src/providers/task-planner/task-planner.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { JsonSchemaValidator } from '../../src/tools/json-schema-validator.ts';
 import { testToolCatalog } from './tool-catalog.ts';
@@ -45,13 +49,20 @@ export type LoggedEventOf<T extends RunEventType> = Extract<LoggedEvent, { type:
 
 export type TerminalLoggedEvent = LoggedEventOf<'result' | 'error' | 'cancelled'>;
 
-export interface RunOptions {
+/** The run-control settings of a spec a test may set (the pipeline is then the one the spec asks for). */
+export type ControlSettings = Pick<
+  RunSpec,
+  'budgets' | 'loopDetection' | 'toolBudgets' | 'outputSchema' | 'plan' | 'supervisor'
+>;
+
+export interface RunOptions extends ControlSettings {
   prompt: string;
-  tools?: LocalToolRef[];
+  tools?: ToolRef[];
   reasoningLevel?: number | null;
   /** The mock's model id: `slow…` pauses about 20 ms between chunks. */
   vendorModelId?: string;
-  budgets?: RunSpec['budgets'];
+  /** Another model than the mock (a fake provider on loopback, `fakeProviderModel`). */
+  model?: ResolvedModel;
 }
 
 export interface RunUnderTest {
@@ -74,8 +85,11 @@ export interface RunUnderTest {
 
 export interface LoopHarness {
   repos: Repositories;
-  /** Creates a run with the given controls and admits it to a worker, as the API does. */
-  start(options: RunOptions, pipeline: ControlPipeline): Promise<RunUnderTest>;
+  /**
+   * Creates a run with the given controls (by default those its spec asks for, as the worker builds
+   * them) and admits it to a worker, as the API does.
+   */
+  start(options: RunOptions, pipeline?: ControlPipeline): Promise<RunUnderTest>;
   /** Error-level log lines of the loops (an unexpected stop is logged there). */
   errorLogs: string[];
   /** Stops the worker (a run still going is handed over, as on a shutdown) and closes the database. */
@@ -99,8 +113,23 @@ export function resolvedMockModel(vendorModelId: string): ResolvedModel {
   };
 }
 
+/** A model served by a fake provider on loopback (test/fakes), speaking `api`. */
+export function fakeProviderModel(api: 'openai-chat' | 'anthropic-messages', baseUrl: string): ResolvedModel {
+  const provider = api === 'openai-chat' ? 'fakeopenai' : 'anthropic';
+  return {
+    ...resolvedMockModel('fake-model'),
+    id: `${provider}/fake-model`,
+    label: 'Fake',
+    provider,
+    api,
+    baseUrl,
+    apiKey: 'sk-fake-provider-key',
+    reasoningControl: false,
+  };
+}
+
 export function parseEvent(event: SerializedRunEvent): LoggedEvent {
-  return { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) };
+  return { seq: event.seq, ...decodeRunEvent(event) };
 }
 
 /** Rejects naming `what` when `promise` has not settled within the suite's wait cap. */
@@ -134,7 +163,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
     maxConcurrentRuns: 100,
   });
   // Each run's controls under test and model calls, by run id.
-  const pipelines = new Map<string, ControlPipeline>();
+  const pipelines = new Map<string, ControlPipeline | 'from_spec'>();
   const calls = new Map<string, ModelCall[]>();
   const models = new Map<string, ResolvedModel>();
   // The real model port; the loop's requests are kept for the test to read.
@@ -151,10 +180,26 @@ export async function openLoopHarness(): Promise<LoopHarness> {
     fenceWrites: false,
     runs: repos.runs,
     dispatcher,
-    controlsFor: (run) => {
+    // A test's own pipeline, else the one the run's spec asks for, with the context the worker gives
+    // it: the supervisor's judge and a plan-only run's planner call models through the same port,
+    // the judge on the run's own model when the setting names none (the workspace default there).
+    controlsFor: (run, signal) => {
       const pipeline = pipelines.get(run.id);
-      if (!pipeline) throw new Error(`no controls registered for run ${run.id}`);
-      return pipeline;
+      if (pipeline === undefined) throw new Error(`no controls registered for run ${run.id}`);
+      if (pipeline !== 'from_spec') return pipeline;
+      const resolve: ModelResolver['resolve'] = async (_workspaceId, ref) => {
+        const model = models.get(ref ?? run.spec.effective.model.ref);
+        if (!model) throw new Error(`no model registered as ${String(ref)}`);
+        return model;
+      };
+      return controlPipelineFor(run.spec, {
+        runId: run.id,
+        workspaceId: run.workspaceId,
+        signal,
+        logger,
+        judges: supervisorJudges({ models: modelPort, resolver: { resolve } }),
+        planner: taskPlanner(modelPort),
+      });
     },
     events: repos.runEvents,
     writer,
@@ -182,13 +227,21 @@ export async function openLoopHarness(): Promise<LoopHarness> {
   });
   queue.consume((job) => executor.execute(job));
 
-  async function start(options: RunOptions, pipeline: ControlPipeline): Promise<RunUnderTest> {
-    const vendorModelId = options.vendorModelId ?? 'echo';
+  async function start(options: RunOptions, given?: ControlPipeline): Promise<RunUnderTest> {
     const ref = `platform:mock-${randomUUID()}`;
-    const model = { ...resolvedMockModel(vendorModelId), connectionRef: ref };
+    const model = {
+      ...(options.model ?? resolvedMockModel(options.vendorModelId ?? 'echo')),
+      connectionRef: ref,
+    };
+    const { vendorModelId } = model;
     const spec: RunSpec = {
       prompt: options.prompt,
       ...(options.budgets && { budgets: options.budgets }),
+      ...(options.loopDetection !== undefined && { loopDetection: options.loopDetection }),
+      ...(options.toolBudgets && { toolBudgets: options.toolBudgets }),
+      ...(options.outputSchema && { outputSchema: options.outputSchema }),
+      ...(options.plan !== undefined && { plan: options.plan }),
+      ...(options.supervisor !== undefined && { supervisor: options.supervisor }),
       effective: {
         systemPrompt: 'You are the agent under test.',
         model: { ref, id: model.id, provider: model.provider, vendorModelId },
@@ -205,7 +258,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
       spec,
       metadata: {},
     });
-    pipelines.set(created.id, pipeline);
+    pipelines.set(created.id, given ?? 'from_spec');
     models.set(ref, model);
     const runCalls: ModelCall[] = [];
     calls.set(ref, runCalls);

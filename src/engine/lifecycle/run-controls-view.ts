@@ -1,11 +1,6 @@
 import type { Run } from '../../domain/run.ts';
-import type {
-  ErrorData,
-  PlanSnapshot,
-  ResultData,
-  StructuredOutputReport,
-  TaskPlanData,
-} from '../../domain/run-events.ts';
+import type { PlanSnapshot, StructuredOutputReport } from '../../domain/run-events.ts';
+import { decodeEventData } from '../../domain/stored-events.ts';
 import type { RunEventLookup } from '../ports.ts';
 
 /** The terminal events' `structuredOutput` block, with the reply it validated. */
@@ -33,11 +28,11 @@ export async function runControlsView(events: RunEventLookup, run: Run): Promise
     asksForPlan ? events.latestOf(run.id, ['task_plan']) : undefined,
   ]);
   const structuredOutput =
-    terminal &&
-    structuredOutputOf(run, (JSON.parse(terminal.dataJson) as ResultData | ErrorData).structuredOutput);
+    (terminal?.type === 'result' || terminal?.type === 'error') &&
+    structuredOutputOf(run, decodeEventData(terminal.type, terminal.dataJson, terminal.seq).structuredOutput);
   return {
     ...(structuredOutput && { structuredOutput }),
-    ...(planned && { plan: (JSON.parse(planned.dataJson) as TaskPlanData).plan }),
+    ...(planned && { plan: decodeEventData('task_plan', planned.dataJson, planned.seq).plan }),
   };
 }
 

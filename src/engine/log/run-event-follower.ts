@@ -1,4 +1,5 @@
 import type { RunEvent, SerializedRunEvent } from '../../domain/run-events.ts';
+import { decodeRunEvent } from '../../domain/stored-events.ts';
 import type { EventStore, RunEventBus } from '../ports.ts';
 import { LiveSubscription } from './live-subscription.ts';
 import { SseSequencer, type SseTransport } from './sse-sequencer.ts';
@@ -36,7 +37,7 @@ export async function* followRunEvents(
   try {
     await follower.start();
     for (let event = await follower.next(); event !== undefined; event = await follower.next()) {
-      yield { seq: event.seq, type: event.type, data: JSON.parse(event.dataJson) };
+      yield { seq: event.seq, ...decodeRunEvent(event) };
     }
   } finally {
     signal.removeEventListener('abort', abort);

@@ -11,7 +11,11 @@ import type {
   TurnContext,
 } from './run-control.ts';
 import type { ResolvedModel } from '../../domain/model.ts';
-import type { StructuredOutputReport } from '../../domain/run-events.ts';
+import {
+  withContributions,
+  type TerminalFields,
+  type TerminalFieldsContribution,
+} from '../../domain/terminal-fields.ts';
 import type { SchemaValidator } from '../ports.ts';
 import type { RefusalAnswer, RefusedCall, RunStart } from './run-start.ts';
 
@@ -21,8 +25,8 @@ export type ControlStates = Record<string, unknown>;
 /**
  * The run's controls, asked in order at each decision point of the turn loop.
  * Turn adjustments combine (messages in control order; tools disabled if any
- * control disables them; the first forced tool, response format, final
- * reply and plan-only result win); the first control to intercept a call,
+ * control disables them; the first forced tool, response format and final
+ * reply win); the first control to intercept a call,
  * reject a final answer or answer a refused call decides; any control may
  * abort a turn on reasoning progress.
  */
@@ -83,7 +87,6 @@ export class ControlPipeline {
       }
       if (adjustments.responseFormat) merged.responseFormat ??= adjustments.responseFormat;
       if (adjustments.finishWith !== undefined) merged.finishWith ??= adjustments.finishWith;
-      if (adjustments.finishWithPlan) merged.finishWithPlan ??= adjustments.finishWithPlan;
     }
     return merged;
   }
@@ -137,13 +140,14 @@ export class ControlPipeline {
     return undefined;
   }
 
-  /** The `structuredOutput` block of the control enforcing `outputSchema`, if the run has one. */
-  structuredOutput(): StructuredOutputReport | undefined {
+  /** The terminal fields: `base`, with what each control reports over it in control order. */
+  terminalFields(base: TerminalFields): TerminalFields {
+    const contributions: TerminalFieldsContribution[] = [];
     for (const control of this.#controls) {
-      const report = control.structuredOutput?.();
-      if (report) return report;
+      const contribution = control.terminalFields?.();
+      if (contribution) contributions.push(contribution);
     }
-    return undefined;
+    return withContributions(base, contributions);
   }
 
   snapshot(): ControlStates {

@@ -1,14 +1,13 @@
+import { ControlFailure } from '../../domain/control-errors.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { StructuredOutputReport, UsageTriple } from '../../domain/run-events.ts';
+import type { UsageTriple } from '../../domain/run-events.ts';
+import type { TerminalFields } from '../../domain/terminal-fields.ts';
 import { ModelTurnError } from '../ports.ts';
 import { ServiceShutdown } from './abort-reasons.ts';
-import { ControlFailure } from './control-failure.ts';
 import { InterruptedModelCall } from './interrupted-model-call.ts';
-import type { PlannedResult } from './run-control.ts';
 import {
   cancelledEvent,
   errorEvent,
-  plannedResultEvent,
   resultEvent,
   type RunFailure,
   type TerminalEvent,
@@ -16,10 +15,8 @@ import {
 
 /** How a run's turn loop ended. */
 export type LoopOutcome =
-  /** The model gave its final reply. */
+  /** The model gave its final reply, or a control ended the run with one. */
   | { kind: 'completed'; text: string }
-  /** A plan-only run ended with its plan, before any model turn. */
-  | ({ kind: 'planned' } & PlannedResult)
   /** The final reply ran out of output tokens. */
   | { kind: 'truncated'; text: string }
   /** A client tool call got no answer in time. */
@@ -39,7 +36,8 @@ export interface RunTally {
 export interface EndContext {
   /** The client cancelled the run: a loop stopped or timed out after that ends `cancelled`. */
   cancelled: boolean;
-  structuredOutput: StructuredOutputReport;
+  /** What the run's controls report on its terminal event. */
+  fields: TerminalFields;
 }
 
 /** The one terminal event a run's loop outcome ends it with. */
@@ -48,12 +46,11 @@ export function terminalEventFor(outcome: LoopOutcome, tally: RunTally, context:
   if (context.cancelled && (outcome.kind === 'stopped' || outcome.kind === 'tool_timeout')) {
     return cancelledEvent(usage, tally.lastText);
   }
-  const fail = (failure: RunFailure) => errorEvent(failure, usage, context.structuredOutput);
+  const { fields } = context;
+  const fail = (failure: RunFailure) => errorEvent(failure, usage, fields.error);
   switch (outcome.kind) {
     case 'completed':
-      return resultEvent(outcome.text, usage, context.structuredOutput);
-    case 'planned':
-      return plannedResultEvent(outcome, usage.model, context.structuredOutput);
+      return resultEvent(outcome.text, usage, fields.result);
     case 'truncated':
       return fail({
         message: 'the model ran out of output tokens before finishing its reply',
@@ -68,7 +65,7 @@ export function terminalEventFor(outcome: LoopOutcome, tally: RunTally, context:
       return resultEvent(
         tally.lastText ?? '',
         usage,
-        context.structuredOutput,
+        fields.result,
         'error_local_tool_timeout',
         `local tool ${call.name} (${call.toolUseId}) got no result within ${timeoutMs} ms`,
       );

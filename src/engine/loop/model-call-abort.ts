@@ -1,4 +1,4 @@
-/** Why a control ended a turn mid-stream (a supervisor's verdict on the reasoning so far). */
+/** Why a control ended a turn mid-stream (a review's verdict on the reasoning so far). */
 export class TurnCutByControl extends Error {
   override name = 'TurnCutByControl';
   constructor() {

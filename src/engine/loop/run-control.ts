@@ -1,5 +1,6 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import type { ResultPlan, RunEvent, StructuredOutputReport } from '../../domain/run-events.ts';
+import type { RunEvent } from '../../domain/run-events.ts';
+import type { TerminalFieldsContribution } from '../../domain/terminal-fields.ts';
 import type { TokenUsage } from '../../domain/usage.ts';
 import type { ModelToolDefinition, ResponseFormat, RunTool, ToolCallRequest } from '../ports.ts';
 import type { RefusalAnswer, RefusedCall, RunStart } from './run-start.ts';
@@ -7,7 +8,7 @@ import type { RefusalAnswer, RefusedCall, RunStart } from './run-start.ts';
 /** What the model receives as one tool call's result. */
 export type ToolOutput = ToolResultPart['output'];
 
-/** Emits an observability event of the run (`loop_detected`, `supervisor`, …). */
+/** Emits an observability event of the run (an announcement or a review of the control). */
 export type EmitEvent = (event: RunEvent) => void;
 
 export interface TurnContext {
@@ -27,16 +28,11 @@ export interface TurnAdjustments {
   /** Host tools of the control offered to the model this turn, by name. */
   offerHostTools?: string[];
   responseFormat?: ResponseFormat;
-  /** The run ends with this final reply instead of another model turn (a captured synthetic answer). */
+  /**
+   * The run ends with this final reply instead of another model turn; what else its `result`
+   * carries, the control reports through `terminalFields`.
+   */
   finishWith?: string;
-  /** The run ends with this plan as its result, without a model turn (a plan-only run). */
-  finishWithPlan?: PlannedResult;
-}
-
-/** A plan-only run's end: its plan, and the reply text that renders it. */
-export interface PlannedResult {
-  plan: ResultPlan;
-  text: string;
 }
 
 export interface ToolCallContext {
@@ -58,9 +54,9 @@ export interface RoundSummary {
   turn: number;
   calls: ReadonlyArray<{ call: ToolCallRequest; intercepted: boolean; output: ToolOutput }>;
   emit: EmitEvent;
-  /** The run's conversation so far, this round's results included (set by the loop). */
-  conversation?: readonly ModelMessage[];
-  reportUsage?: ReportUsage;
+  /** The run's conversation so far, this round's results included. */
+  conversation: readonly ModelMessage[];
+  reportUsage: ReportUsage;
 }
 
 export interface FinalAnswer {
@@ -84,17 +80,16 @@ export interface ReasoningProgress {
   /** Milliseconds since the span's first thought. */
   ms: number;
   emit: EmitEvent;
-  /** The conversation the turn was asked with (set by the loop). */
-  conversation?: readonly ModelMessage[];
-  /** The thoughts of the current span so far (set by the loop). */
-  thoughts?: string;
-  reportUsage?: ReportUsage;
+  /** The conversation the turn was asked with. */
+  conversation: readonly ModelMessage[];
+  /** The thoughts of the current span so far. */
+  thoughts: string;
+  reportUsage: ReportUsage;
 }
 
 /**
- * Adds tokens a control spent on its own model calls (the supervisor's judge) to the run's usage
- * (terminal `tokens`, not `turns`). Optional on the contexts only so that drivers of other controls
- * in tests need not build it; the loop always sets it.
+ * Adds tokens a control spent on its own model calls (a judge reviewing the run) to the run's usage
+ * (terminal `tokens`, not `turns`).
  */
 export type ReportUsage = (usage: TokenUsage) => void;
 
@@ -106,8 +101,8 @@ export interface HostTool extends ModelToolDefinition {
 type MaybePromise<T> = T | Promise<T>;
 
 /**
- * One run control (output schema, loop guard, tool budgets, supervisor, task
- * plan, turn budget) hooked into the turn loop's decision points. The loop
+ * One run control (the controls of the spec's Run controls section, in
+ * `controls/`) hooked into the turn loop's decision points. The loop
  * names no control; it asks the pipeline at each point.
  */
 export interface RunControl {
@@ -125,8 +120,8 @@ export interface RunControl {
   start?(run: RunStart): void;
   /** A model call the provider refused for good: the control may retry it changed, or fail the run. */
   onCallRefused?(refused: RefusedCall): RefusalAnswer | void;
-  /** The terminal events' `structuredOutput` block, from the control that enforces `outputSchema`. */
-  structuredOutput?(): StructuredOutputReport;
+  /** Fields this control reports on the run's terminal `result` or `error`, asked when the run ends. */
+  terminalFields?(): TerminalFieldsContribution;
   /** The control's state, kept with the run's checkpoint so a takeover restores it. */
   snapshot?(): unknown;
   restore?(state: unknown): void;

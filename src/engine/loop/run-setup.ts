@@ -70,7 +70,7 @@ export async function setUpRun(
       ? await deps.sessionHistory.history(effective.sessionHistory.sessionId, effective.sessionHistory.items)
       : (effective.history ?? []);
     conversation = initialConversation(spec, history);
-    // A control may refuse the run here (strict outputSchema on a plan-only run).
+    // A control may refuse the run here (a setting its model or its other settings cannot honor).
     pipeline.start(model, deps.validator, [...declared.keys()], {
       instructions: conversation.instructions,
       input: conversation.messages,

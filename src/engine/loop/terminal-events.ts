@@ -1,47 +1,27 @@
 import { reasoningEffortLabel } from '../../domain/reasoning-level.ts';
 import type { RunOutcome } from '../../domain/run.ts';
-import type {
-  ErrorData,
-  ResultSubtype,
-  StructuredOutputReport,
-  TerminalRunEvent,
-  UsageTriple,
-} from '../../domain/run-events.ts';
+import type { ErrorData, ResultSubtype, TerminalRunEvent, UsageTriple } from '../../domain/run-events.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
+import {
+  baseTerminalFields,
+  type ErrorControlFields,
+  type ResultControlFields,
+} from '../../domain/terminal-fields.ts';
 import { zeroUsage, type ModelInfo } from '../../domain/usage.ts';
-import type { PlannedResult } from './run-control.ts';
 
 /** A terminal event with what it records on the run row (in the same transaction). */
 export type TerminalEvent = TerminalRunEvent & { outcome: RunOutcome };
 
-/** The block for runs without `outputSchema`. */
-export const NO_STRUCTURED_OUTPUT: StructuredOutputReport = {
-  schemaRequested: false,
-  schemaEnforced: false,
-  enforcementMechanism: 'none',
-  unconstrainedFallbackOccurred: false,
-};
-
-/**
- * A run's `structuredOutput` block when no control reports one: a run that ended before its
- * controls started (or has none), with its schema requested and, truthfully, not enforced.
- */
-export function structuredOutputOf(spec: Pick<RunSpec, 'outputSchema'>): StructuredOutputReport {
-  return spec.outputSchema === undefined
-    ? NO_STRUCTURED_OUTPUT
-    : { ...NO_STRUCTURED_OUTPUT, schemaRequested: true };
-}
-
 export function resultEvent(
   text: string,
   usage: UsageTriple,
-  structuredOutput: StructuredOutputReport,
+  fields: ResultControlFields,
   subtype: ResultSubtype = 'success',
   error?: string,
 ): TerminalEvent {
   return {
     type: 'result',
-    data: { subtype, text, ...(error !== undefined && { error }), structuredOutput, ...usage },
+    data: { subtype, text, ...(error !== undefined && { error }), ...fields, ...usage },
     outcome: {
       status: subtype === 'success' ? 'succeeded' : 'failed',
       finalText: text,
@@ -49,24 +29,6 @@ export function resultEvent(
       failureReason: null,
       ...usage,
     },
-  };
-}
-
-/**
- * A plan-only run's `result`: its plan, with no model turn and no tokens (a planner's tokens are
- * metered apart, under the `task_planning` usage surface).
- */
-export function plannedResultEvent(
-  { plan, text }: PlannedResult,
-  model: ModelInfo,
-  structuredOutput: StructuredOutputReport,
-): TerminalEvent {
-  const usage: UsageTriple = { tokens: zeroUsage(), turns: 0, model };
-  const event = resultEvent(text, usage, structuredOutput);
-  return {
-    type: 'result',
-    data: { subtype: 'success', text, plan, structuredOutput, ...usage },
-    outcome: event.outcome,
   };
 }
 
@@ -86,7 +48,7 @@ export interface RunFailure {
 export function errorEvent(
   failure: RunFailure,
   usage: UsageTriple,
-  structuredOutput: StructuredOutputReport,
+  fields: ErrorControlFields,
 ): TerminalEvent {
   const data: ErrorData = {
     error: failure.message,
@@ -97,7 +59,7 @@ export function errorEvent(
     ...(failure.retryable !== undefined && { retryable: failure.retryable }),
     ...(failure.apiStatus !== undefined && { apiStatus: failure.apiStatus }),
     ...(failure.apiCode !== undefined && { apiCode: failure.apiCode }),
-    structuredOutput,
+    ...fields,
     ...usage,
   };
   return {
@@ -162,6 +124,6 @@ export function errorBeforeAnyTurn(
   return errorEvent(
     failure,
     { tokens: zeroUsage(), turns: 0, model: modelInfoOf(spec.effective) },
-    structuredOutputOf(spec),
+    baseTerminalFields(spec).error,
   );
 }

@@ -8,16 +8,17 @@ import type { RunEmitter } from '../log/run-emitter.ts';
 import { assistantMessageData, type RunCheckpointState } from '../takeover/run-checkpoint.ts';
 import type { LoopStart } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
-import { planRound, runRound, type RoundOutcome, type RoundPlan } from '../tools/tool-round.ts';
+import { scheduleRound, runRound, type RoundOutcome, type RoundSchedule } from '../tools/tool-round.ts';
 import type { LoggedRound } from '../takeover/logged-round.ts';
 import type { StoreUnavailableError } from '../../domain/errors.ts';
+import { baseTerminalFields } from '../../domain/terminal-fields.ts';
 import { RunCancelled, storeOutageOf } from './abort-reasons.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
 import { isUnexpectedStop, terminalEventFor, type LoopOutcome } from './loop-outcome.ts';
 import { ModelTurnCaller, type ModelTurnCallerDeps } from './model-turn-caller.ts';
 import { turnRequest } from './model-request.ts';
 import { roundEmitter, setUpRun, type RunSetup, type RunSetupDeps } from './run-setup.ts';
-import { modelInfoOf, structuredOutputOf, type TerminalEvent } from './terminal-events.ts';
+import { modelInfoOf, type TerminalEvent } from './terminal-events.ts';
 import { withUniqueToolCallIds } from './tool-call-ids.ts';
 import { UsageTally } from './usage-tally.ts';
 
@@ -115,7 +116,7 @@ export class TurnLoop {
     }
     const event = terminalEventFor(outcome, this.#tally.tally, {
       cancelled,
-      structuredOutput: this.#pipeline.structuredOutput() ?? structuredOutputOf(this.#run.spec),
+      fields: this.#pipeline.terminalFields(baseTerminalFields(this.#run.spec)),
     });
     return { kind: 'terminal', event };
   }
@@ -135,10 +136,10 @@ export class TurnLoop {
       // assistant_message is sent only if the log lacks it.
       if (pending.assistantMessageSent) this.#tally.noteAssistantMessage(pending.assistantMessage);
       else this.#sendAssistantMessage(pending.assistantMessage);
-      const plan = pending.plan
+      const schedule = pending.plan
         ? { turn: pending.turn, calls: pending.plan }
-        : planRound(pending.turn, pending.toolCalls, setup.roundTools(pending.offeredHostTools ?? []));
-      const outcome = await this.#round(setup, plan, pending.offeredHostTools ?? [], pending.logged);
+        : scheduleRound(pending.turn, pending.toolCalls, setup.roundTools(pending.offeredHostTools ?? []));
+      const outcome = await this.#round(setup, schedule, pending.offeredHostTools ?? [], pending.logged);
       if (outcome) return outcome;
       turn = pending.turn + 1;
     }
@@ -156,7 +157,6 @@ export class TurnLoop {
         pending ? undefined : start.announced && { announced: start.announced },
       );
       const adjustments = await this.#pipeline.beforeTurn({ turn, emit });
-      if (adjustments.finishWithPlan) return { kind: 'planned', ...adjustments.finishWithPlan };
       if (adjustments.finishWith !== undefined) return { kind: 'completed', text: adjustments.finishWith };
       if (adjustments.messages) this.#history.push(...adjustments.messages);
       const request = turnRequest(setup.model, this.#history, adjustments, this.#pipeline);
@@ -179,7 +179,7 @@ export class TurnLoop {
         completed.finishReason !== 'max_tokens'
       ) {
         const offered = adjustments.offerHostTools ?? [];
-        const plan = planRound(turn, completed.toolCalls, setup.roundTools(offered));
+        const schedule = scheduleRound(turn, completed.toolCalls, setup.roundTools(offered));
         this.#history.push(...completed.responseMessages);
         // Taken before the assistant_message goes out, so a takeover knows whether to send it.
         await this.#checkpoint({
@@ -191,12 +191,12 @@ export class TurnLoop {
             turn,
             toolCalls: completed.toolCalls,
             assistantMessage,
-            plan: plan.calls,
+            plan: schedule.calls,
             ...(offered.length > 0 && { offeredHostTools: offered }),
           },
         });
         this.#sendAssistantMessage(assistantMessage);
-        const outcome = await this.#round(setup, plan, offered);
+        const outcome = await this.#round(setup, schedule, offered);
         if (outcome) return outcome;
         continue;
       }
@@ -217,19 +217,19 @@ export class TurnLoop {
   }
 
   /**
-   * Runs a planned round and adds its results to the conversation; an outcome when the run ends or
+   * Runs a scheduled round and adds its results to the conversation; an outcome when the run ends or
    * parks there (a parked run resumes the round from its checkpoint and log).
    */
   async #round(
     setup: RunSetup,
-    plan: RoundPlan,
+    schedule: RoundSchedule,
     offered: readonly string[],
     logged?: LoggedRound,
   ): Promise<LoopOutcome | RunParked | undefined> {
     const emit = roundEmitter(this.#emitter, logged);
-    const outcome: RoundOutcome = await runRound(plan, {
+    const outcome: RoundOutcome = await runRound(schedule, {
       runId: this.#run.id,
-      turn: plan.turn,
+      turn: schedule.turn,
       emitter: this.#emitter,
       emit,
       stop: this.#signals.stop,
@@ -246,7 +246,7 @@ export class TurnLoop {
     this.#history.push(outcome.message);
     this.#retained.push(...outcome.retained);
     await this.#pipeline.afterRound({
-      turn: plan.turn,
+      turn: schedule.turn,
       calls: outcome.summary,
       emit,
       conversation: [...setup.model.input, ...this.#history],

@@ -44,7 +44,7 @@ export class UsageTally {
     this.#tokens = addUsage(this.#tokens, usage);
   }
 
-  /** Tokens a control spent on its own model calls (the supervisor's judge): `tokens` only, not `turns`. */
+  /** Tokens a control spent on its own model calls (a judge reviewing the run): `tokens` only, not `turns`. */
   countControlUsage(usage: TokenUsage): void {
     this.#tokens = addUsage(this.#tokens, usage);
   }

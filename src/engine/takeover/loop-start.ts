@@ -20,7 +20,7 @@ export interface LoopStart {
   replayed: { text: string; thinking: string };
   /** Continues an earlier attempt: events already in the log after the checkpoint are not emitted again. */
   resumed: boolean;
-  /** Taken over before its first tool round: the announcements the log already holds (a seeded plan). */
+  /** Taken over before its first tool round: the announcements the log already holds (a control's announcement before the first turn). */
   announced?: ReadonlySet<string>;
 }
 

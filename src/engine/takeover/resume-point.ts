@@ -1,4 +1,10 @@
-import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
+import {
+  DELTA_STREAMS,
+  hasRole,
+  type RunEventType,
+  type SerializedRunEvent,
+} from '../../domain/run-events.ts';
+import { decodeEventData } from '../../domain/stored-events.ts';
 import type { StoredCheckpoint } from '../ports.ts';
 import type { LoggedRound } from './logged-round.ts';
 import type { RunCheckpointState } from './run-checkpoint.ts';
@@ -13,22 +19,6 @@ export interface ResumePoint extends LoggedRound {
   partialText: string;
   partialThinking: string;
 }
-
-/** Events of the pending round that controls emit (announcements of intercepted calls, reviews). */
-const ANNOUNCEMENTS: ReadonlySet<RunEventType> = new Set([
-  'loop_detected',
-  'tool_budget_exceeded',
-  'supervisor',
-  'task_plan',
-  'tool_files',
-  'tool_result',
-]);
-
-/**
- * Control announcements that may come before a run's first checkpoint or in the middle of a turn (a
- * seeded plan before the first turn, a mid-reasoning review): recorded wherever they are.
- */
-const ANNOUNCED_ANYWHERE: ReadonlySet<RunEventType> = new Set(['supervisor', 'task_plan']);
 
 /** The identity of an emitted event, to recognize the same announcement in the log. */
 export function eventKey(type: RunEventType, dataJson: string): string {
@@ -53,28 +43,29 @@ export function resumePointOf(
   let partialText = '';
   let partialThinking = '';
   let inTurn = false;
-  for (const event of after) {
-    const { type } = event;
-    if (type === 'assistant_delta' || type === 'thinking_delta') {
+  for (const { type, dataJson, seq } of after) {
+    if (hasRole(type, 'delta')) {
       inTurn = true;
-      const { text } = JSON.parse(event.dataJson) as { text: string };
-      if (type === 'assistant_delta') partialText += text;
+      const { text } = decodeEventData(type, dataJson, seq);
+      if (DELTA_STREAMS[type] === 'text') partialText += text;
       else partialThinking += text;
       continue;
     }
-    if (ANNOUNCED_ANYWHERE.has(type)) {
-      announced.add(eventKey(type, event.dataJson));
+    // An announcement may come before the first checkpoint or in the middle of a turn.
+    if (hasRole(type, 'announcement')) {
+      announced.add(eventKey(type, dataJson));
       continue;
     }
     // Round events belong to the checkpoint's pending round, and come before the next turn's deltas.
     if (!checkpoint || inTurn) return undefined;
-    if (type === 'assistant_message') {
+    if (hasRole(type, 'turn')) {
       assistantMessageSent = true;
-    } else if (type === 'local_tool_call' || type === 'tool_call' || type === 'local_tool_result_in') {
-      const { toolUseId } = JSON.parse(event.dataJson) as { toolUseId: string };
-      (type === 'local_tool_result_in' ? echoed : published).add(toolUseId);
-    } else if (ANNOUNCEMENTS.has(type)) {
-      announced.add(eventKey(type, event.dataJson));
+    } else if (hasRole(type, 'tool_call')) {
+      published.add(decodeEventData(type, dataJson, seq).toolUseId);
+    } else if (hasRole(type, 'tool_answer')) {
+      echoed.add(decodeEventData(type, dataJson, seq).toolUseId);
+    } else if (hasRole(type, 'round_event')) {
+      announced.add(eventKey(type, dataJson));
     } else {
       return undefined;
     }

@@ -5,12 +5,12 @@ import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { ToolCallRequest } from '../ports.ts';
 import type { ControlStates } from '../loop/control-pipeline.ts';
 import type { TallyState } from '../loop/usage-tally.ts';
-import type { PlannedCall } from '../tools/tool-round.ts';
+import type { ScheduledCall } from '../tools/tool-round.ts';
 
 /**
  * What a run needs to go on after a restart, taken when a model turn ends with
  * tool calls, before its `assistant_message` goes out: the conversation so far,
- * the usage, the controls' states and the round about to run, as planned.
+ * the usage, the controls' states and the round about to run, as scheduled.
  */
 export interface RunCheckpointState extends TallyState {
   /** The conversation after the initial input: assistant turns and tool results. */
@@ -25,8 +25,11 @@ export interface PendingRound {
   turn: number;
   toolCalls: ToolCallRequest[];
   assistantMessage: AssistantMessageData;
-  /** Absent in checkpoints stored before rounds were planned ahead: planned again on resume. */
-  plan?: PlannedCall[];
+  /**
+   * The round's schedule (the field keeps its stored name). Absent in checkpoints stored before
+   * rounds were scheduled ahead: scheduled again on resume.
+   */
+  plan?: ScheduledCall[];
   /** Host tools the controls offered on the turn. */
   offeredHostTools?: string[];
 }

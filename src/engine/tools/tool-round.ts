@@ -18,13 +18,13 @@ import type {
 import { inputInvalidOutput, unknownToolOutput } from './tool-result-output.ts';
 
 /** A call of a round, as decided before any call executes (plain data: it is kept with the checkpoint). */
-export type PlannedCall =
+export type ScheduledCall =
   | { call: ToolCallRequest; execute: { family: ExecutorFamily; args: Record<string, unknown> } }
   | { call: ToolCallRequest; answer: { output: ToolOutput; intercepted: boolean; event?: RunEvent } };
 
-export interface RoundPlan {
+export interface RoundSchedule {
   turn: number;
-  calls: PlannedCall[];
+  calls: ScheduledCall[];
 }
 
 export interface RoundTools {
@@ -41,8 +41,12 @@ export interface RoundTools {
  * once with a result the model can recover from; a control may intercept a
  * call with a synthetic result; every other call goes to its executor family.
  */
-export function planRound(turn: number, calls: readonly ToolCallRequest[], tools: RoundTools): RoundPlan {
-  const planned = calls.map((call): PlannedCall => {
+export function scheduleRound(
+  turn: number,
+  calls: readonly ToolCallRequest[],
+  tools: RoundTools,
+): RoundSchedule {
+  const planned = calls.map((call): ScheduledCall => {
     const tool = toolFor(call.name, tools);
     if (!tool) {
       const available = [...tools.declared.keys(), ...tools.offeredHostTools];
@@ -98,7 +102,7 @@ export interface RoundRun extends RoundContext {
  * read-only calls of one family form a batch); returns the tool message the
  * model gets next, with every call's result in emit order.
  */
-export async function runRound(plan: RoundPlan, run: RoundRun): Promise<RoundOutcome> {
+export async function runRound(plan: RoundSchedule, run: RoundRun): Promise<RoundOutcome> {
   const outputs = new Map<string, ToolOutput>();
   const executable: ExecutableCall[] = [];
   for (const planned of plan.calls) {

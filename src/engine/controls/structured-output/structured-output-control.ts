@@ -1,9 +1,10 @@
+import { ControlFailure } from '../../../domain/control-errors.ts';
 import { isJsonObject } from '../../../domain/json-object.ts';
 import type { OutputSchemaSetting } from '../../../domain/run-controls.ts';
 import type { StructuredOutputReport } from '../../../domain/run-events.ts';
 import type { RunSpec } from '../../../domain/run-spec.ts';
+import type { TerminalFieldsContribution } from '../../../domain/terminal-fields.ts';
 import type { SchemaValidator, SchemaViolation } from '../../ports.ts';
-import { ControlFailure } from '../../loop/control-failure.ts';
 import type {
   ContinueWith,
   FinalAnswer,
@@ -196,6 +197,12 @@ export class StructuredOutputControl implements RunControl {
     this.#state.fellBack = true;
     this.#state.finishing = false;
     return { retryWith: withoutSchema(call, tool) };
+  }
+
+  /** The `structuredOutput` block on the run's `result` or `error`. */
+  terminalFields(): TerminalFieldsContribution {
+    const structuredOutput = this.structuredOutput();
+    return { result: { structuredOutput }, error: { structuredOutput } };
   }
 
   structuredOutput(): StructuredOutputReport {

@@ -34,9 +34,10 @@ export interface SupervisorState {
 /** What a review is asked with: the hook's context. */
 interface ReviewContext {
   emit: EmitEvent;
-  conversation?: readonly ModelMessage[];
+  conversation: readonly ModelMessage[];
+  /** A mid-turn review's thoughts so far (a review at a turn boundary has none). */
   thoughts?: string;
-  reportUsage?: ReportUsage;
+  reportUsage: ReportUsage;
 }
 
 /**
@@ -80,7 +81,7 @@ export function supervisor(config: SupervisorConfig, deps: SupervisorDeps): RunC
     try {
       const request = {
         phase,
-        conversation: context.conversation ?? [],
+        conversation: context.conversation,
         ...(context.thoughts !== undefined && { thoughts: context.thoughts }),
       };
       outcome = await judge.review(request, AbortSignal.any([deps.signal, timeout]));
@@ -91,7 +92,7 @@ export function supervisor(config: SupervisorConfig, deps: SupervisorDeps): RunC
       }
       return undefined;
     }
-    context.reportUsage?.(outcome.usage);
+    context.reportUsage(outcome.usage);
     const { verdict } = outcome;
     if (!verdict) {
       deps.logger.warn({ runId: deps.runId, phase }, 'the supervisor’s judge gave no valid verdict: skipped');

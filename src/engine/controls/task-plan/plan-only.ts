@@ -1,5 +1,11 @@
-import type { PlannedResult } from '../../loop/run-control.ts';
+import type { ResultPlan } from '../../../domain/run-events.ts';
 import type { TaskPlan } from './plan-state.ts';
+
+/** A plan-only run's end: its plan, as its `result` carries it, and the reply text that renders it. */
+export interface PlannedResult {
+  plan: ResultPlan;
+  text: string;
+}
 
 /** The reply of a plan-only run whose plan has no steps and no brief. */
 export const NO_PLAN_NEEDED = 'No multi-step plan was needed for this task.';

@@ -1,25 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ControlFailure } from '../../../domain/control-errors.ts';
 import { UPDATE_TASK_PLAN } from '../../../domain/host-tools.ts';
 import { isJsonObject } from '../../../domain/json-object.ts';
 import type { PlanSetting } from '../../../domain/run-controls.ts';
+import type { TerminalFieldsContribution } from '../../../domain/terminal-fields.ts';
 import type {
   ContinueWith,
   EmitEvent,
   FinalAnswer,
   HostTool,
   InterceptedResult,
-  PlannedResult,
   RunControl,
   ToolCallContext,
   ToolOutput,
   TurnAdjustments,
   TurnContext,
 } from '../../loop/run-control.ts';
-import { ControlFailure } from '../../loop/control-failure.ts';
 import type { RunStart } from '../../loop/run-start.ts';
 import type { TaskPlanner } from '../../ports.ts';
-import { plannedResult } from './plan-only.ts';
+import { plannedResult, type PlannedResult } from './plan-only.ts';
 import { taskPlanEvents, type PlanSource } from './plan-events.ts';
 import {
   NO_STEPS_TEXT,
@@ -88,6 +88,8 @@ export class TaskPlanControl implements RunControl {
   readonly #context: TaskPlanContext | undefined;
   #run: RunStart | undefined;
   #state: TaskPlanState;
+  /** A plan-only run's end, once drafted: its `result` carries the plan. */
+  #planned: PlannedResult | undefined;
 
   constructor(config: PlanConfig, context?: TaskPlanContext) {
     const runId = context?.runId;
@@ -107,7 +109,12 @@ export class TaskPlanControl implements RunControl {
   }
 
   beforeTurn({ emit }: TurnContext): TurnAdjustments | Promise<TurnAdjustments> {
-    if (this.#config.planOnly) return this.#planOnly(emit).then((finishWithPlan) => ({ finishWithPlan }));
+    if (this.#config.planOnly) {
+      return this.#planOnly(emit).then((planned) => {
+        this.#planned = planned;
+        return { finishWith: planned.text };
+      });
+    }
     const adjustments: TurnAdjustments = { offerHostTools: [UPDATE_TASK_PLAN] };
     if (this.#state.started) return adjustments;
     this.#state.started = true;
@@ -137,6 +144,10 @@ export class TaskPlanControl implements RunControl {
     if (open.length === 0) return 'accept';
     this.#state.rejections++;
     return { continueWith: [openStepsReminder(open)] };
+  }
+
+  terminalFields(): TerminalFieldsContribution {
+    return this.#planned ? { result: { plan: this.#planned.plan } } : {};
   }
 
   snapshot(): TaskPlanState {
