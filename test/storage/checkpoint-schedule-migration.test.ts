@@ -24,7 +24,7 @@ const SPEC: RunSpec = {
 const CALL = { id: 'call_1', name: 'lookup', input: { plan: 'a tool input may say plan', b: 1, a: 2 } };
 
 /** A checkpoint as stored before 0012; its conversation names `plan` too, and holds a NUL. */
-function storedState(round: Record<string, unknown>) {
+function storedState(round: { plan?: unknown[] }) {
   return {
     messages: [{ role: 'tool', content: [{ type: 'text', text: 'binary\u0000output "plan": no' }] }],
     tokens: { inputTokens: 3, cachedTokens: 0, reasoningTokens: 0, outputTokens: 2 },
