@@ -13,7 +13,7 @@ export const checkpointSchedule: Migration = {
   down: (db: Kysely<unknown>) => renamePendingRoundField(db, 'schedule', 'plan'),
 };
 
-/** Rows rewritten per read on PostgreSQL. */
+/** Rows read, and rewritten in one statement, at a time on PostgreSQL. */
 const BATCH_SIZE = 200;
 
 function renamePendingRoundField(db: Kysely<unknown>, from: string, to: string): Promise<void> {
@@ -45,14 +45,14 @@ async function rewriteInBatches(db: Kysely<unknown>, from: string, to: string): 
       .orderBy('run_id')
       .limit(BATCH_SIZE)
       .execute();
-    for (const row of rows) {
+    const rewritten = rows.flatMap((row) => {
       const state = renamedField(row.state, from, to);
-      if (state === undefined) continue;
-      await checkpoints
-        .updateTable('run_checkpoints')
-        .set({ state })
-        .where('run_id', '=', row.run_id)
-        .execute();
+      return state === undefined ? [] : [sql`(${row.run_id}, ${state})`];
+    });
+    if (rewritten.length > 0) {
+      await sql`update run_checkpoints as stored set state = renamed.state
+        from (values ${sql.join(rewritten)}) as renamed (run_id, state)
+        where stored.run_id = renamed.run_id`.execute(db);
     }
     const last = rows.at(-1);
     if (!last || rows.length < BATCH_SIZE) return;
