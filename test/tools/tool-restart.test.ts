@@ -82,6 +82,32 @@ describe(
       assert.equal(duplicate.body.error, 'run_terminal');
     });
 
+    it('the restarted service runs the round as checkpointed: a call within its tool budget is not counted again', async () => {
+      fake.enqueue(
+        { toolCalls: [{ id: 'toolu_budget', name: 'get_weather', input: { city: 'Lima' } }] },
+        { text: ['Mild.'] },
+      );
+      const first = await restart();
+      const before = await startRun(first, {
+        systemPrompt: 's',
+        prompt: 'weather?',
+        tools: [WEATHER_TOOL],
+        toolBudgets: { get_weather: { maxCalls: 1 } },
+      });
+      const { runId } = before;
+      await before.waitForType('local_tool_call');
+
+      const second = await restart();
+      await before.ended;
+      assert.equal((await post(second, runId, { toolUseId: 'toolu_budget', result: 'mild' })).status, 200);
+
+      const log = await readAll(streamUrl(second, runId), headers);
+      assert.equal(log.at(-1)?.data.type, 'result');
+      assert.deepEqual(ofType(log, 'tool_budget_exceeded'), [], 'the call was counted once');
+      assert.deepEqual(echoes(log), [['toolu_budget', 'mild']]);
+      assert.deepEqual(toolResultBlocks(fake.requests[1]).map(toolResultText), ['mild']);
+    });
+
     it('a round interrupted after its first answer resumes with the second call, each call and answer appearing once', async () => {
       fake.enqueue(
         {

@@ -136,8 +136,8 @@ export class TurnLoop {
       // assistant_message is sent only if the log lacks it.
       if (pending.assistantMessageSent) this.#tally.noteAssistantMessage(pending.assistantMessage);
       else this.#sendAssistantMessage(pending.assistantMessage);
-      const schedule = pending.plan
-        ? { turn: pending.turn, calls: pending.plan }
+      const schedule = pending.schedule
+        ? { turn: pending.turn, calls: pending.schedule }
         : scheduleRound(pending.turn, pending.toolCalls, setup.roundTools(pending.offeredHostTools ?? []));
       const outcome = await this.#round(setup, schedule, pending.offeredHostTools ?? [], pending.logged);
       if (outcome) return outcome;
@@ -191,7 +191,7 @@ export class TurnLoop {
             turn,
             toolCalls: completed.toolCalls,
             assistantMessage,
-            plan: schedule.calls,
+            schedule: schedule.calls,
             ...(offered.length > 0 && { offeredHostTools: offered }),
           },
         });

@@ -26,10 +26,10 @@ export interface PendingRound {
   toolCalls: ToolCallRequest[];
   assistantMessage: AssistantMessageData;
   /**
-   * The round's schedule (the field keeps its stored name). Absent in checkpoints stored before
-   * rounds were scheduled ahead: scheduled again on resume.
+   * The round's schedule (renamed in stored checkpoints by migration 0012). Absent in checkpoints
+   * stored before rounds were scheduled ahead: scheduled again on resume.
    */
-  plan?: ScheduledCall[];
+  schedule?: ScheduledCall[];
   /** Host tools the controls offered on the turn. */
   offeredHostTools?: string[];
 }

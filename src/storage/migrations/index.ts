@@ -10,6 +10,7 @@ import { serverTools } from './0008-server-tools.ts';
 import { oauth } from './0009-oauth.ts';
 import { a2aContexts } from './0010-a2a-contexts.ts';
 import { oauthCodeReuseAndAppTokens } from './0011-oauth-code-reuse-and-app-tokens.ts';
+import { checkpointSchedule } from './0012-checkpoint-schedule.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-oauth': oauth,
   '0010-a2a-contexts': a2aContexts,
   '0011-oauth-code-reuse-and-app-tokens': oauthCodeReuseAndAppTokens,
+  '0012-checkpoint-schedule': checkpointSchedule,
 };
 
 export const migrationProvider: MigrationProvider = {
