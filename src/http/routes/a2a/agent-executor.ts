@@ -77,7 +77,7 @@ export class HostedAgentExecutor implements AgentExecutor {
     } else if (end.type === 'left') {
       call.failure = stoppedFailure(run);
     } else {
-      call.failure = runFailure(run.id, end.data, end.type);
+      call.failure = runFailure(run.id, end);
     }
   }
 
@@ -135,7 +135,7 @@ export class HostedAgentExecutor implements AgentExecutor {
           taskId,
           contextId,
           status,
-          metadata: end.type === 'result' ? undefined : runFailureData(run.id, end.data, end.type),
+          metadata: end.type === 'result' ? undefined : runFailureData(run.id, end),
         }),
       );
     } finally {
@@ -158,9 +158,11 @@ export class HostedAgentExecutor implements AgentExecutor {
             onTurnEvent({ type: 'assistant_message' });
             break;
           case 'result':
+            return { type: 'result', data: event.data };
           case 'error':
+            return { type: 'error', data: event.data };
           case 'cancelled':
-            return { type: event.type, data: event.data } as RunEnd;
+            return { type: 'cancelled', data: event.data };
           default:
             break;
         }

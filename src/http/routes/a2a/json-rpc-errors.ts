@@ -55,13 +55,16 @@ export function startFailure(error: unknown, logger: FastifyBaseLogger): A2AErro
   return new LegacyA2AError(JSON_RPC_CODES.internalError, 'internal error', { error: 'internal_error' });
 }
 
+/** How a run that did not succeed ended: its terminal event. */
+export type RunFailureEnd = { type: 'error'; data: ErrorData } | { type: 'cancelled'; data: CancelledData };
+
 /** The `data` of a run's failure: the run, and what its terminal event says of why. */
-export function runFailureData(runId: string, ended: ErrorData | CancelledData, type: 'error' | 'cancelled') {
-  if (type === 'cancelled') {
-    const { reason } = ended as CancelledData;
+export function runFailureData(runId: string, end: RunFailureEnd) {
+  if (end.type === 'cancelled') {
+    const { reason } = end.data;
     return { error: 'run_cancelled', runId, ...(reason !== undefined && { reason }) };
   }
-  const { code, errorClass, retryable } = ended as ErrorData;
+  const { code, errorClass, retryable } = end.data;
   return {
     error: 'run_failed',
     runId,
@@ -72,15 +75,11 @@ export function runFailureData(runId: string, ended: ErrorData | CancelledData, 
 }
 
 /** The error a `message/send` whose run failed or was cancelled answers with. */
-export function runFailure(runId: string, ended: ErrorData | CancelledData, type: 'error' | 'cancelled') {
-  const data = runFailureData(runId, ended, type);
-  return type === 'cancelled'
+export function runFailure(runId: string, end: RunFailureEnd) {
+  const data = runFailureData(runId, end);
+  return end.type === 'cancelled'
     ? new LegacyA2AError(JSON_RPC_CODES.runCancelled, `run ${runId} was cancelled`, data)
-    : new LegacyA2AError(
-        JSON_RPC_CODES.runFailed,
-        `run ${runId} failed: ${(ended as ErrorData).error}`,
-        data,
-      );
+    : new LegacyA2AError(JSON_RPC_CODES.runFailed, `run ${runId} failed: ${end.data.error}`, data);
 }
 
 /** A JSON-RPC error response. */
