@@ -17,7 +17,7 @@ commands:
   admin     the admin API as a CLI (agent-runs admin --help)
   openapi   print the OpenAPI 3.1 document (agent-runs openapi --help)
 
-configuration comes from the environment; see the README.`;
+configuration comes from the environment; see docs/configuration.md.`;
 
 /**
  * `agent-runs <argv>`: runs the command and answers its exit code, or undefined for a command that

@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
 type Framing = 'content-length' | 'chunked';
 
-/** Every route that takes a body, with the byte limit the README gives it. */
+/** Every route that takes a body, with the byte limit docs/operations.md gives it. */
 const ROUTES: { method: 'POST' | 'PATCH'; pattern: string; limit: number; admin: boolean }[] = [
   { method: 'POST', pattern: '/api/v1/workspaces/:workspaceSlug/agent-runs', limit: 64 * MiB, admin: false },
   {
