@@ -23,10 +23,10 @@ const MODELS: Misbehavior = { answer: 200, body: { models: [] } };
 const RUN_CREATED: Misbehavior = { answer: 202, body: { runId: 'run_1', streamUrl: '/s' } };
 
 let service: MisbehavingService | undefined;
-afterEach(async () => {
+async function closeService(): Promise<void> {
   await service?.close();
   service = undefined;
-});
+}
 
 async function serve(planFor: (request: number) => Misbehavior): Promise<MisbehavingService> {
   service = await startMisbehavingService(planFor);
@@ -55,6 +55,8 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('client transport: retries (maxRetries, default 2)', () => {
+  afterEach(closeService);
+
   it('a 503 unavailable is retried after its Retry-After and the call succeeds on the third attempt', async () => {
     const target = await serve((n) => (n <= 2 ? UNAVAILABLE : MODELS));
     const listed = await clientOf(target).models.list();
@@ -129,6 +131,8 @@ describe('client transport: retries (maxRetries, default 2)', () => {
 });
 
 describe('client transport: calls that start a run are retried only with an Idempotency-Key', () => {
+  afterEach(closeService);
+
   it('runs.create, sessions.message and hostedAgents.send without a key: one attempt, the error surfaces', async () => {
     const target = await serve(() => UNAVAILABLE);
     const client = clientOf(target);
@@ -163,6 +167,8 @@ describe('client transport: calls that start a run are retried only with an Idem
 });
 
 describe('client transport: ConnectionError, TimeoutError and the caller abort', () => {
+  afterEach(closeService);
+
   it('a dropped connection is retried, then surfaces as ConnectionError (never a raw TypeError)', async () => {
     const target = await serve(() => ({ drop: true }));
     const error = await rejection(clientOf(target).models.list());
