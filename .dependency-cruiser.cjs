@@ -1,7 +1,8 @@
 /**
- * The layering of src/ (ARCHITECTURE.md): dependencies point inward, domain ← engine ← http, cli and
- * the composition root; adapters (storage, infra, providers, tools, auth) implement the engine's
- * ports and import only domain/ and engine/ports. `npm run lint` checks it; CI runs lint.
+ * The layering of src/ (CONTRIBUTING.md, "Layering rules"): dependencies point inward, domain ← engine
+ * ← http, cli and the composition root; adapters (storage, infra, providers, tools, auth) implement
+ * the engine's ports and import only domain/ and engine/ports; http/ reaches storage only through
+ * those ports. No import cycle in src/ or packages/. `npm run lint` checks it; CI runs lint.
  */
 const ADAPTERS = '(storage|infra|providers|tools|auth)';
 
