@@ -24,3 +24,4 @@ export type {
 } from './ports/model.ts';
 export { ModelTurnError } from './ports/model.ts';
 export type * from './ports/workspace-admin.ts';
+export type * from './ports/metrics.ts';
