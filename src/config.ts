@@ -30,6 +30,10 @@ export interface Config {
   fetchAllow: string[];
   /** Module specifiers of operator plugin modules, loaded at start after the first-party plugins. */
   plugins: string[];
+  /** Bearer token for `GET /metrics` (the admin token serves when unset). */
+  metricsToken: string | undefined;
+  /** Port of the management listener (`/metrics`, `/healthz`, `/readyz` without a credential); unset: none. */
+  metricsPort: number | undefined;
 }
 
 /**
@@ -109,6 +113,13 @@ const envSchema = z.object({
     )
     .optional(),
   AGENT_RUNS_PLUGINS: z.string().transform(commaList).optional(),
+  AGENT_RUNS_METRICS_TOKEN: z.string().optional(),
+  AGENT_RUNS_METRICS_PORT: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 0 to 65535')
+    .transform(Number)
+    .refine((port) => port <= 65535, 'must be a whole number from 0 to 65535')
+    .optional(),
   AGENT_RUNS_TRUST_PROXY: z
     .string()
     .trim()
@@ -166,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerKeys,
     fetchAllow: e.AGENT_RUNS_FETCH_ALLOW ?? [],
     plugins: e.AGENT_RUNS_PLUGINS ?? [],
+    metricsToken: e.AGENT_RUNS_METRICS_TOKEN,
+    metricsPort: e.AGENT_RUNS_METRICS_PORT,
   };
 }
 

@@ -19,6 +19,7 @@ import { EventLogWriter } from './engine/log/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/loop/retry-policy.ts';
 import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/lifecycle/run-executor.ts';
 import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
+import { PrometheusMetrics } from './infra/prometheus-metrics.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
 import { HostedAgents } from './engine/lifecycle/hosted-agents.ts';
@@ -177,6 +178,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       logger: options.logger,
     });
 
+    const metrics = new PrometheusMetrics();
     const shutdown = new AbortController();
     const stopping = new AbortController();
     const { bus, signals, queue, redis, requeueLost } = await createTransport(config);
@@ -305,6 +307,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       rateCounters,
       ...(redis && { redis }),
       stopping: stopping.signal,
+      metrics,
       engine: {
         runs: runService,
         sessions: sessionService,

@@ -8,6 +8,7 @@ import { a2aRoutes } from './routes/a2a/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { oauthRoutes } from './routes/oauth/index.ts';
 import { RUN_BODY_LIMIT } from './routes/workspace/runs.ts';
 import { workspaceRoutes } from './routes/workspace/index.ts';
@@ -39,6 +40,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   // First: it records every route registered after it for the OpenAPI document.
   apiReferenceRoutes(app, resources);
   healthRoutes(app, resources);
+  metricsRoutes(app, resources);
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
   await app.register(a2aRoutes, { prefix: '/api/a2a/:workspaceSlug/agents/:agentSlug', resources });
   await app.register(oauthRoutes, { resources });

@@ -7,6 +7,7 @@ import type {
   ApiKeyAdminStore,
   EventStore,
   FeedbackStore,
+  MetricsExposition,
   OAuthAppStore,
   OAuthGrantAdminStore,
   OAuthStore,
@@ -77,6 +78,8 @@ export interface AppResources {
    * are refused with `503 unavailable`.
    */
   stopping: AbortSignal;
+  /** This process's metrics: counted by the app's hooks and routes, exposed by `GET /metrics`. */
+  metrics: MetricsExposition;
   /** Admin token that the in-process CLI uses when the operator set none. */
   adminToken: string | undefined;
 }

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { FinishedRunStatus, RunMetrics, ToolCallOutcome } from '../engine/ports.ts';
+import type { FinishedRunStatus, MetricsExposition, ToolCallOutcome } from '../engine/ports.ts';
 
 /** The exposition format's content type (`text/plain; version=0.0.4`). */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -10,8 +10,9 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * The service's Prometheus metrics (extensions §2) in one registry per service, with the standard
  * process and Node.js metrics. Every metric exists from the start, at 0 until something counts it.
  */
-export class PrometheusMetrics implements RunMetrics {
+export class PrometheusMetrics implements MetricsExposition {
   readonly registry = new Registry();
+  readonly contentType: string = METRICS_CONTENT_TYPE;
   private readonly runsCreated = new Counter({
     name: 'agent_runs_runs_created_total',
     help: 'Runs created, by workspace.',

@@ -31,6 +31,13 @@ export interface RunMetrics {
   httpRequest(method: string, route: string, status: number, durationSeconds: number): void;
 }
 
+/** The metrics as the process counts them and as `/metrics` exposes them. */
+export interface MetricsExposition extends RunMetrics {
+  /** The exposition format's content type (`text/plain; version=0.0.4`). */
+  readonly contentType: string;
+  text(): Promise<string>;
+}
+
 /** Counts nothing: the default where no metrics are wired. */
 export const noMetrics: RunMetrics = {
   runCreated: () => {},

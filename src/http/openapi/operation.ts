@@ -152,7 +152,13 @@ function documented(
     }),
     ...(body
       ? { content: Object.fromEntries(contentTypes.map((type) => [type, { schema: body }])) }
-      : contentTypes.includes('text/html') && { content: { 'text/html': { schema: { type: 'string' } } } }),
+      : contentTypes.some((type) => type === 'text/html' || type === 'text/plain') && {
+          content: Object.fromEntries(
+            contentTypes
+              .filter((type) => type === 'text/html' || type === 'text/plain')
+              .map((type) => [type, { schema: { type: 'string' } }]),
+          ),
+        }),
   };
 }
 
