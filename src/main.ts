@@ -19,6 +19,7 @@ import { EventLogWriter } from './engine/log/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/loop/retry-policy.ts';
 import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/lifecycle/run-executor.ts';
 import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
+import { meteredModelPort, meteredToolCatalog } from './infra/metered-ports.ts';
 import { PrometheusMetrics } from './infra/prometheus-metrics.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
@@ -170,15 +171,21 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const adminToken =
       config.adminToken ?? (options.internalAdmin ? randomBytes(24).toString('base64url') : undefined);
 
-    const toolCatalog = new RunToolCatalog({
+    const metrics = new PrometheusMetrics({
+      workspaceSlugs: () => repos.workspaces.list(),
+      onError: (error) =>
+        options.logger.warn({ err: error }, 'a run was not counted: reading workspaces failed'),
+    });
+    const catalogOfTools = new RunToolCatalog({
       workspaceTools: repos.workspaceTools,
       plugins: createPluginRegistry(await loadPluginModules(config.plugins, process.cwd())),
       pluginRecords: repos.pluginRecords,
       fetch: lazyGuardedFetch({ allow: config.fetchAllow }),
       logger: options.logger,
     });
+    // Server-resolved tool calls are counted by kind, outcome and duration around their handlers.
+    const toolCatalog = meteredToolCatalog(catalogOfTools, metrics);
 
-    const metrics = new PrometheusMetrics();
     const shutdown = new AbortController();
     const stopping = new AbortController();
     const { bus, signals, queue, redis, requeueLost } = await createTransport(config);
@@ -194,6 +201,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       dispatcher,
       signals,
       logger: options.logger,
+      metrics,
     });
     if (config.role !== 'api' && !options.internalAdmin) {
       if (options.models) {
@@ -210,6 +218,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         // Imported here: with model threads the provider packages load on the threads only.
         models = (await import('./providers/model-port.ts')).inThreadModelPort;
       }
+      // Every model call (the loop's, the judge's, the planner's) is counted around the port.
+      models = meteredModelPort(models, metrics);
       // The supervisor's judge and a plan-only run's planner call models as the loop does, through the same port.
       const judges = supervisorJudges({ models, resolver: catalog });
       const planner = taskPlanner(models);
@@ -246,6 +256,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         }),
         cancelCheckMs: redis ? CANCEL_CHECK_MS : undefined,
         logger: options.logger,
+        metrics,
       });
       queue.consume((job) => executor.execute(job));
       if (requeueLost) {

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { TrustProxy } from '../config.ts';
+import type { RunMetrics } from '../engine/ports.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
@@ -33,6 +34,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     },
   });
   registerErrorHandling(app);
+  registerRequestMetrics(app, resources.metrics);
   registerJsonBodyParser(app);
   // An answer given before the body has all arrived (413, 401, 429) reaches the client: the rest of the
   // body is discarded, at most as much as the largest body a route takes, for at most 30 s.
@@ -48,6 +50,22 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });
   }
   return app;
+}
+
+/**
+ * Counts every answered request by method, route template (`unmatched` when no route matched: never
+ * the raw path) and status, its duration, and each `429` by the bucket its `X-RateLimit-Bucket` names.
+ * Hijacked answers (SSE streams) are not counted here; open streams are a gauge of their own.
+ */
+function registerRequestMetrics(app: FastifyInstance, metrics: RunMetrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (reply.statusCode === 429) {
+      const bucket = reply.getHeader('x-ratelimit-bucket');
+      if (typeof bucket === 'string') metrics.rateLimited(bucket);
+    }
+  });
 }
 
 /** Fastify trusts the nearest N hops when given a function of the hop (its types omit the number form). */

@@ -107,7 +107,20 @@ export class PrometheusMetrics implements MetricsExposition {
     registers: [this.registry],
   });
 
-  constructor() {
+  readonly #slugs = new Map<string, string>();
+  readonly #workspaceSlugs: () => Promise<ReadonlyArray<{ id: string; slug: string }>>;
+  readonly #onError: (error: unknown) => void;
+
+  /**
+   * `workspaceSlugs` lists the workspaces (read again when an id is not known yet): a workspace is
+   * labelled by its slug. `onError` hears a failed lookup (the count is dropped, never the caller's work).
+   */
+  constructor(options: {
+    workspaceSlugs: () => Promise<ReadonlyArray<{ id: string; slug: string }>>;
+    onError: (error: unknown) => void;
+  }) {
+    this.#workspaceSlugs = options.workspaceSlugs;
+    this.#onError = options.onError;
     // Not built yet (webhooks, schedules): registered at 0 so dashboards and alerts can name them.
     new Counter({
       name: 'agent_runs_webhook_deliveries_total',
@@ -123,12 +136,25 @@ export class PrometheusMetrics implements MetricsExposition {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  runCreated(workspace: string): void {
-    this.runsCreated.inc({ workspace });
+  runCreated(workspaceId: string): void {
+    this.#withSlug(workspaceId, (workspace) => this.runsCreated.inc({ workspace }));
   }
-  runFinished(workspace: string, status: FinishedRunStatus, durationSeconds: number): void {
-    this.runsFinished.inc({ workspace, status });
+  runFinished(workspaceId: string, status: FinishedRunStatus, durationSeconds: number): void {
     this.runDuration.observe({ status }, durationSeconds);
+    this.#withSlug(workspaceId, (workspace) => this.runsFinished.inc({ workspace, status }));
+  }
+
+  #withSlug(workspaceId: string, count: (slug: string) => void): void {
+    const known = this.#slugs.get(workspaceId);
+    if (known !== undefined) return count(known);
+    this.#workspaceSlugs().then(
+      (workspaces) => {
+        for (const { id, slug } of workspaces) this.#slugs.set(id, slug);
+        const slug = this.#slugs.get(workspaceId);
+        if (slug !== undefined) count(slug);
+      },
+      (error: unknown) => this.#onError(error),
+    );
   }
   runExecuting(delta: 1 | -1): void {
     this.executing.inc(delta);

@@ -12,13 +12,24 @@ import { backoffDelayMs, type RetryPolicy } from '../loop/retry-policy.ts';
 import { sessionTurnItems } from '../loop/session-turns.ts';
 import { errorBeforeAnyTurn, type RunFailure, type TerminalEvent } from '../loop/terminal-events.ts';
 import { TurnLoop, type TurnLoopDeps } from '../loop/turn-loop.ts';
-import type { EventStore, RunJob, RunJobOutcome, RunSignals, RunStore, SessionRunEnd } from '../ports.ts';
+import type {
+  EventStore,
+  RunJob,
+  RunJobOutcome,
+  RunMetrics,
+  RunSignals,
+  RunStore,
+  SessionRunEnd,
+} from '../ports.ts';
+import { noMetrics } from '../ports/metrics.ts';
 import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
 
 export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
+  /** Counts executing runs, queue waits and finished runs (none counted when absent). */
+  metrics?: RunMetrics;
   dispatcher: RunDispatcher;
   /**
    * The run controls of a run (`controlPipelineFor` its spec); `signal` aborts when the run is
@@ -184,8 +195,19 @@ export class RunExecutor {
       () => undefined,
       this.#deps.fenceWrites ? attempt : undefined,
     );
-    await endWithError(emitter, run, failure);
+    this.#finished(run, await endWithError(emitter, run, failure));
     await this.#deps.dispatcher.slotFreed(run.workspaceId);
+  }
+
+  /** Counts a run whose terminal event is written: its status and time since creation. */
+  #finished(run: Run, terminal: TerminalEvent): void {
+    const { status } = terminal.outcome;
+    if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
+    this.#metrics.runFinished(run.workspaceId, status, secondsSince(run.createdAt));
+  }
+
+  get #metrics(): RunMetrics {
+    return this.#deps.metrics ?? noMetrics;
   }
 
   async #executeOnce(job: RunJob, progress: AttemptProgress): Promise<RunJobOutcome> {
@@ -204,12 +226,16 @@ export class RunExecutor {
     const onShutdown = () => halt(new ServiceShutdown());
     let cancelCheck: NodeJS.Timeout | undefined;
     this.#deps.shutdown.addEventListener('abort', onShutdown, { once: true });
+    let executing = false;
     try {
       // Claimed after listening: a cancel is either signalled to us or already in the row we get back.
       const claimed = await runs.claimAttempt(job.runId, job.admission);
       if (!claimed) return 'done';
       progress.claimed = true;
       const { run, attempt } = claimed;
+      if (attempt === 1) this.#metrics.runQueueWait(secondsSince(run.createdAt));
+      this.#metrics.runExecuting(1);
+      executing = true;
       if (run.cancelRequestedAt) abort.abort(new RunCancelled());
       else cancelCheck = this.#checkCancelRequest(run, abort);
       // The first attempt finds an empty log: nobody else could have written to it.
@@ -224,10 +250,13 @@ export class RunExecutor {
       );
       const start = lastSeq > 0 ? await loopStartFromLog(this.#deps, run.id) : freshStart();
       if (!start) {
-        await endWithError(emitter, run, {
-          ...WORKER_ERROR,
-          message: 'the run was interrupted and could not be resumed; create it again',
-        });
+        this.#finished(
+          run,
+          await endWithError(emitter, run, {
+            ...WORKER_ERROR,
+            message: 'the run was interrupted and could not be resumed; create it again',
+          }),
+        );
         await this.#deps.dispatcher.slotFreed(run.workspaceId);
         return 'done';
       }
@@ -268,12 +297,17 @@ export class RunExecutor {
         // the failure was only reported and the commit did write it.
         logger.error({ runId: run.id, err: error }, 'writing the terminal event failed; retrying');
         await emitter.resync(readLastSeq);
-        if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) return 'done';
+        if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) {
+          this.#finished(run, terminal);
+          return 'done';
+        }
         await emitter.end(terminal, session);
       }
+      this.#finished(run, terminal);
       await this.#deps.dispatcher.slotFreed(run.workspaceId);
       return 'done';
     } finally {
+      if (executing) this.#metrics.runExecuting(-1);
       clearInterval(cancelCheck);
       stopListening();
       this.#deps.shutdown.removeEventListener('abort', onShutdown);
@@ -341,7 +375,12 @@ export function sessionEnd(
  * Ends a run that cannot be carried on (a log that cannot be continued, storage failing for good)
  * with an error the client can retry, after its last durable event.
  */
-async function endWithError(emitter: RunEmitter, run: Run, failure: RunFailure): Promise<void> {
+async function endWithError(emitter: RunEmitter, run: Run, failure: RunFailure): Promise<TerminalEvent> {
   const terminal = errorBeforeAnyTurn(failure, run.spec);
   await emitter.end(terminal, sessionEnd(run, terminal, []));
+  return terminal;
+}
+
+function secondsSince(isoTime: string): number {
+  return Math.max(0, (Date.now() - Date.parse(isoTime)) / 1000);
 }

@@ -4,7 +4,7 @@ import type { Run, RunState } from '../../domain/run.ts';
 import type { RunRequest, SessionHistoryRef } from '../../domain/run-spec.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
 import type { ClientToolKind } from '../../domain/tool-ref.ts';
-import type { AgentStore, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import type { AgentStore, RunMetrics, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
 import { buildRunSpec, type RunSpecSources } from './run-spec-builder.ts';
@@ -17,6 +17,8 @@ export interface RunServiceDeps extends RunSpecSources {
   dispatcher: RunDispatcher;
   signals: RunSignals;
   logger: Logger;
+  /** Counts created runs (none counted when absent). */
+  metrics?: RunMetrics;
 }
 
 /** A client tool call awaiting its one answer, as the run snapshot lists it. */
@@ -53,6 +55,7 @@ export class RunService {
       spec,
       metadata: request.metadata ?? {},
     });
+    this.#deps.metrics?.runCreated(run.workspaceId);
     // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so
     // it is accepted whatever happens next: an admission that fails here is made by the dispatch
     // sweep, and an admitted run the queue cannot take now (Redis unreachable) is queued by the

@@ -12,8 +12,9 @@ export type ModelCallOutcome = string;
  * bounded: a workspace slug is the only tenant label, routes are templates, never raw paths.
  */
 export interface RunMetrics {
-  runCreated(workspace: string): void;
-  runFinished(workspace: string, status: FinishedRunStatus, durationSeconds: number): void;
+  /** `workspaceId`: the adapter labels it with the workspace's slug, never the id. */
+  runCreated(workspaceId: string): void;
+  runFinished(workspaceId: string, status: FinishedRunStatus, durationSeconds: number): void;
   /** A run starts (+1) or stops (-1) executing in this process. */
   runExecuting(delta: 1 | -1): void;
   runQueueWait(seconds: number): void;

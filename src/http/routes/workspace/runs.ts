@@ -133,7 +133,11 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         heartbeatMs: engine.heartbeatMs,
       });
       openStreams.add(stream);
-      void stream.closed.then(() => openStreams.delete(stream));
+      resources.metrics.sseStream(1);
+      void stream.closed.then(() => {
+        openStreams.delete(stream);
+        resources.metrics.sseStream(-1);
+      });
       await stream.start();
     },
   );
