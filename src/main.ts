@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -8,6 +9,7 @@ import { AuthorizationServer } from './auth/oauth/authorization-server.ts';
 import { BrowserSessions } from './auth/oauth/browser-sessions.ts';
 import { WorkspaceCredentials } from './auth/workspace-credentials.ts';
 import { buildApp } from './http/app.ts';
+import { buildManagementApp } from './http/management-app.ts';
 import type { AppResources } from './http/resources.ts';
 import { builtinOfferings } from './providers/builtin-offerings.ts';
 import { ModelCatalog } from './providers/model-catalog.ts';
@@ -115,6 +117,12 @@ export interface Service {
   resources: ServiceResources;
   queue: RunQueue;
   dispatcher: RunDispatcher;
+  /**
+   * With `AGENT_RUNS_METRICS_PORT`: opens the management listener (`/metrics`, `/healthz`, `/readyz`
+   * without a credential) on `HOST` and answers its `http://HOST:PORT`; undefined without the port.
+   * `close` closes it.
+   */
+  listenManagement(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -336,6 +344,15 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       },
     };
     const app = await buildApp(resources, { logger: options.logger });
+    let management: FastifyInstance | undefined;
+    const listenManagement = async (): Promise<string | undefined> => {
+      if (config.metricsPort === undefined) return undefined;
+      management ??= await buildManagementApp(resources, { logger: options.logger });
+      await management.listen({ port: config.metricsPort, host: config.host });
+      const { port } = management.server.address() as AddressInfo;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return `http://${host}:${port}`;
+    };
     const close = async (): Promise<void> => {
       // Readiness answers `503 stopping` from now on and streams end (their clients resume on
       // another replica). The app keeps serving while runs in progress get a grace period, after
@@ -351,6 +368,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       await queue.close();
       clearTimeout(grace);
       await app.close();
+      await management?.close();
       await models?.close();
       await writer.durable();
       await redis?.close();
@@ -362,6 +380,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       resources,
       queue,
       dispatcher,
+      listenManagement,
       // A second close (a signal after a programmatic stop) waits for the first.
       close: () => (closing ??= close()),
     };

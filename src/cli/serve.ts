@@ -30,6 +30,8 @@ export async function serve(mode: 'serve' | 'dev', io: CliIo): Promise<void> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const baseUrl = config.publicUrl ?? `http://${host}:${port}`;
   io.stdout.write(`listening on http://${host}:${port}\n`);
+  const management = await service.listenManagement();
+  if (management) io.stdout.write(`metrics listening on ${management}\n`);
   if (bootstrap) io.stdout.write(devBanner(baseUrl, bootstrap));
 }
 

@@ -19,6 +19,8 @@ export async function worker(io: CliIo): Promise<void> {
     logger.info({ signal }, 'worker shutting down');
     await service.close();
   });
+  const management = await service.listenManagement();
+  if (management) io.stdout.write(`metrics listening on ${management}\n`);
   logger.info({ role: 'worker', concurrency: config.workerConcurrency }, 'worker ready');
   io.stdout.write('worker ready\n');
 }

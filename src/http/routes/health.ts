@@ -30,7 +30,10 @@ async function check(probe: () => Promise<void>): Promise<CheckStatus> {
  * within a second) and says `stopping` from SIGTERM on, while in-flight work drains, so that a load
  * balancer stops sending traffic before the process goes. Neither is rate-limited.
  */
-export function healthRoutes(app: FastifyInstance, { storage, redis, stopping }: AppResources): void {
+export function healthRoutes(
+  app: FastifyInstance,
+  { storage, redis, stopping }: Pick<AppResources, 'storage' | 'redis' | 'stopping'>,
+): void {
   app.get(
     '/healthz',
     describeRoute({
