@@ -24,6 +24,10 @@ export interface TestServer {
    * embedded, this server itself, since its one process is every replica there is.
    */
   otherReplica(): Promise<TestServer>;
+  /** This service's management listener, when the configuration sets `AGENT_RUNS_METRICS_PORT`. */
+  managementUrl?: string | undefined;
+  /** Scale-out: the worker process's management listener, when `AGENT_RUNS_METRICS_PORT` is set. */
+  workerMetricsUrl?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -64,6 +68,7 @@ export async function serveOn(
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = service.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const managementUrl = await service.listenManagement();
 
   const request = jsonRequester(baseUrl);
 
@@ -78,6 +83,7 @@ export async function serveOn(
         headers: { authorization: `Bearer ${adminToken}` },
       }),
     otherReplica: async () => server,
+    managementUrl,
     close: () => service.close(),
   };
   return server;

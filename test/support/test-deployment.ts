@@ -97,6 +97,7 @@ export async function prepareDeployment(options: TestServerOptions = {}): Promis
         let replica: Promise<TestServer> | undefined;
         return {
           ...api,
+          workerMetricsUrl: worker.metricsUrl,
           otherReplica: () => {
             replica ??= startApi().then((started) => {
               replicas.push(started);

@@ -11,6 +11,8 @@ const WORKER_ENTRY = new URL('./worker-process.ts', import.meta.url).pathname;
 const OUTPUT_TAIL_CHARS = 8000;
 
 export interface WorkerChild {
+  /** Its management listener (`AGENT_RUNS_METRICS_PORT` in the deployment's environment), as it printed it. */
+  metricsUrl: string | undefined;
   /** Stops the worker as an operator does (SIGTERM: runs in progress handed over), SIGKILL past the cap. */
   stop(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function startWorkerChild(setup: TestWorkerSetup, logLines?: string
   );
   await ready;
   return {
+    metricsUrl: /^metrics listening on (\S+)$/m.exec(output())?.[1],
     stop: async () => {
       stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -36,6 +36,8 @@ const service = await createService(config, {
   ...(setup.modelThreadResourceLimits && { modelThreadResourceLimits: setup.modelThreadResourceLimits }),
 });
 onShutdownSignal(() => service.close());
+const management = await service.listenManagement();
+if (management) process.stdout.write(`metrics listening on ${management}\n`);
 process.stdout.write('worker ready\n');
 
 async function setupLine(): Promise<TestWorkerSetup | undefined> {
