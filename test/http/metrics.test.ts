@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import { SCALE_OUT } from '../support/deployment.ts';
 import { answerJson, startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
 import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
 import { bearer, createWorkspaceWithKey, startTestServer } from '../support/test-server.ts';
@@ -84,6 +85,8 @@ describe('Prometheus metrics', { timeout: 120_000 }, () => {
       assert.equal(response.status, 200);
       return parsed(await response.text());
     };
+    // Scale-out: the worker process executes runs, and its counts are on its own management listener.
+    assert.equal(server.workerMetricsUrl !== undefined, SCALE_OUT);
     const executing = server.workerMetricsUrl ?? server.managementUrl;
     assert.ok(executing, 'AGENT_RUNS_METRICS_PORT opens a management listener');
     scrapeWorker = async () => {
