@@ -15,8 +15,8 @@ const METRICS_DESCRIPTION =
  * `GET /metrics` (extensions §2): for the metrics token, or the admin token when none is set; not
  * registered at all (404) when neither is configured. Not rate-limited: the scraper's, not a client's.
  */
-export function metricsRoutes(app: FastifyInstance, { config, metrics }: AppResources): void {
-  const token = config.metricsToken ?? config.adminToken;
+export function metricsRoutes(app: FastifyInstance, { config, adminToken, metrics }: AppResources): void {
+  const token = config.metricsToken ?? adminToken;
   if (token === undefined) return;
   const expected = digest(token);
   app.get(
