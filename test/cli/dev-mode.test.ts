@@ -416,6 +416,29 @@ describe('agent-runs dev / serve / migrate as processes', () => {
     });
   });
 
+  describe('serve with AGENT_RUNS_METRICS_PORT', () => {
+    it("prints 'metrics listening on http://HOST:PORT', whose /metrics, /healthz and /readyz answer without a credential; SIGTERM stops it with exit code 0", async () => {
+      const serve = start(['serve'], {
+        DATABASE_URL: `sqlite:${join(dir, 'metrics', 'agent-runs.db')}`,
+        PORT: '0',
+        AGENT_RUNS_METRICS_PORT: '0',
+        AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
+      });
+      const [, baseUrl = ''] = await serve.waitFor(LISTENING);
+      const [, metricsUrl = ''] = await serve.waitFor(/^metrics listening on (http:\/\/\S+)$/m);
+      assert.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.notEqual(metricsUrl, baseUrl);
+      const metrics = await fetch(`${metricsUrl}/metrics`);
+      assert.equal(metrics.status, 200);
+      assert.match(await metrics.text(), /^# TYPE agent_runs_runs_created_total counter$/m);
+      assert.deepEqual((await getJson(`${metricsUrl}/healthz`)).body, { status: 'ok' });
+      assert.equal((await getJson(`${metricsUrl}/readyz`)).body.status, 'ready');
+      // No token configured: the API's own /metrics does not exist.
+      assert.equal((await fetch(`${baseUrl}/metrics`)).status, 404);
+      assert.equal((await serve.stop()).code, 0);
+    });
+  });
+
   describe('serve through bin/agent-runs.js', () => {
     const serveEnv = (name: string, extra: Record<string, string> = {}) => ({
       DATABASE_URL: `sqlite:${join(dir, name, 'agent-runs.db')}`,

@@ -85,6 +85,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Prometheus metrics
+     * @description The Prometheus text exposition of this process’s metrics (extensions §2), for `Authorization: Bearer <AGENT_RUNS_METRICS_TOKEN>`, or the admin token when that is unset. Not registered when neither token is configured (404).
+     */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workspaces/{workspaceSlug}/models': {
     parameters: {
       query?: never;
@@ -1201,6 +1221,25 @@ export interface components {
       status: 'unavailable' | 'stopping';
       checks: components['schemas']['ReadinessChecks'];
     };
+    /** @description The body of every error answer: `{ error, message }` plus details. */
+    ErrorBody: {
+      /** @description Machine code (invalid_request, invalid_model, not_found, forbidden, unknown_tool_use, run_terminal, rate_limit_exceeded…); some credential and lookup failures carry a text the spec fixes instead (see each response). */
+      error: string;
+      /** @description What went wrong, for a person. */
+      message: string;
+      /** @description The machine code, where `error` holds a text. */
+      code?: string;
+      /** @description invalid_model: models that would resolve. */
+      candidates?: components['schemas']['ModelCandidate'][];
+      /** @description How to fix it (the right workspace slug, the right key usage). */
+      hint?: string;
+    };
+    /** @description A model a `400 invalid_model` suggests instead. */
+    ModelCandidate: {
+      id: string;
+      label: string;
+      source: string;
+    };
     ModelList: {
       /** @description The workspace's own models first, then platform offerings. */
       models: components['schemas']['ModelCatalogEntry'][];
@@ -1234,25 +1273,6 @@ export interface components {
        */
       code?: 'unauthorized';
       message: string;
-    };
-    /** @description The body of every error answer: `{ error, message }` plus details. */
-    ErrorBody: {
-      /** @description Machine code (invalid_request, invalid_model, not_found, forbidden, unknown_tool_use, run_terminal, rate_limit_exceeded…); some credential and lookup failures carry a text the spec fixes instead (see each response). */
-      error: string;
-      /** @description What went wrong, for a person. */
-      message: string;
-      /** @description The machine code, where `error` holds a text. */
-      code?: string;
-      /** @description invalid_model: models that would resolve. */
-      candidates?: components['schemas']['ModelCandidate'][];
-      /** @description How to fix it (the right workspace slug, the right key usage). */
-      hint?: string;
-    };
-    /** @description A model a `400 invalid_model` suggests instead. */
-    ModelCandidate: {
-      id: string;
-      label: string;
-      source: string;
     };
     /** @description An OAuth access token lacks a scope the route requires. */
     InsufficientScopeError: {
@@ -2347,6 +2367,46 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['NotReady'];
+        };
+      };
+    };
+  };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metrics, `text/plain; version=0.0.4`. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description - `unauthorized`: the admin token is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
     };
