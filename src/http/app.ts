@@ -55,7 +55,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
 /**
  * Counts every answered request by method, route template (`unmatched` when no route matched: never
  * the raw path) and status, its duration, and each `429` by the bucket its `X-RateLimit-Bucket` names.
- * Hijacked answers (SSE streams) are not counted here; open streams are a gauge of their own.
+ * A hijacked answer (an SSE stream) is counted when its response ends; open streams are a gauge too.
  */
 function registerRequestMetrics(app: FastifyInstance, metrics: RunMetrics): void {
   app.addHook('onResponse', async (request, reply) => {

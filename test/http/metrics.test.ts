@@ -178,6 +178,14 @@ describe('Prometheus metrics', { timeout: 120_000 }, () => {
       assert.equal(sample(apiAfter, 'agent_runs_sse_streams_open'), 0);
       assert.equal(
         moved(apiBefore, apiAfter, 'agent_runs_http_requests_total', {
+          method: 'GET',
+          route: '/api/v1/workspaces/:workspaceSlug/agent-runs/:runId/stream',
+          status: '200',
+        }),
+        1,
+      );
+      assert.equal(
+        moved(apiBefore, apiAfter, 'agent_runs_http_requests_total', {
           method: 'POST',
           route: '/api/v1/workspaces/:workspaceSlug/agent-runs',
           status: '202',
