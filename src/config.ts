@@ -202,3 +202,8 @@ export function assertRoleRequirements(config: Config): void {
     );
   }
 }
+
+/** The `http://HOST:PORT` of a listener bound to `host` (an IPv6 address in brackets). */
+export function listenerUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { listenerUrl, type Config } from './config.ts';
 import { AuthorizationPagesFlow } from './auth/oauth/authorization-pages-flow.ts';
 import { AuthorizationServer } from './auth/oauth/authorization-server.ts';
 import { BrowserSessions } from './auth/oauth/browser-sessions.ts';
@@ -184,7 +184,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       onError: (error) =>
         options.logger.warn({ err: error }, 'a run was not counted: reading workspaces failed'),
     });
-    const catalogOfTools = new RunToolCatalog({
+    const unmeteredTools = new RunToolCatalog({
       workspaceTools: repos.workspaceTools,
       plugins: createPluginRegistry(await loadPluginModules(config.plugins, process.cwd())),
       pluginRecords: repos.pluginRecords,
@@ -192,7 +192,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       logger: options.logger,
     });
     // Server-resolved tool calls are counted by kind, outcome and duration around their handlers.
-    const toolCatalog = meteredToolCatalog(catalogOfTools, metrics);
+    const toolCatalog = meteredToolCatalog(unmeteredTools, metrics);
 
     const shutdown = new AbortController();
     const stopping = new AbortController();
@@ -350,8 +350,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       management ??= await buildManagementApp(resources, { logger: options.logger });
       await management.listen({ port: config.metricsPort, host: config.host });
       const { port } = management.server.address() as AddressInfo;
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return `http://${host}:${port}`;
+      return listenerUrl(config.host, port);
     };
     const close = async (): Promise<void> => {
       // Readiness answers `503 stopping` from now on and streams end (their clients resume on

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { assertRoleRequirements, loadConfig } from '../config.ts';
+import { assertRoleRequirements, listenerUrl, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createService } from '../main.ts';
 import type { CliIo } from './cli-io.ts';
@@ -27,9 +27,9 @@ export async function serve(mode: 'serve' | 'dev', io: CliIo): Promise<void> {
   });
   await service.app.listen({ port: config.port, host: config.host });
   const { port } = service.app.server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const baseUrl = config.publicUrl ?? `http://${host}:${port}`;
-  io.stdout.write(`listening on http://${host}:${port}\n`);
+  const listening = listenerUrl(config.host, port);
+  const baseUrl = config.publicUrl ?? listening;
+  io.stdout.write(`listening on ${listening}\n`);
   const management = await service.listenManagement();
   if (management) io.stdout.write(`metrics listening on ${management}\n`);
   if (bootstrap) io.stdout.write(devBanner(baseUrl, bootstrap));

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config.ts';
+import { listenerUrl, type Config } from '../../config.ts';
 
 /**
  * The authorization server's issuer: `AGENT_RUNS_PUBLIC_URL`, else `http://HOST:PORT` with the port
@@ -9,6 +9,5 @@ import type { Config } from '../../config.ts';
 export function issuerOf(config: Config, app: FastifyInstance): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const address = app.server.address() as AddressInfo | null;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return `http://${host}:${address?.port ?? config.port}`;
+  return listenerUrl(config.host, address?.port ?? config.port);
 }

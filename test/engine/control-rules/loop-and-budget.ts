@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { LocalToolRef, ToolRef } from '../../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, ScriptedTurn } from '../../fakes/scripted-reply.ts';
+import type { ScriptedTurn } from '../../fakes/scripted-reply.ts';
 import {
-  fakeProviderModel,
   ofType,
-  openLoopHarness,
   within,
   type LoggedEvent,
-  type LoopHarness,
   type RunOptions,
   type RunUnderTest,
 } from '../../support/turn-loop-harness.ts';
 import { toolChoiceOf, toolResultsOf } from '../../support/wire-requests.ts';
+import { WIRES, wireRig } from './wire-rig.ts';
 
 /**
  * The rules of `loopDetection` and `toolBudgets`, on the real turn loop with the controls the spec
@@ -42,8 +38,6 @@ const clockCall = (id: string, timeZone = 'UTC'): ScriptedTurn => ({
 });
 const final = (text = 'Final answer.'): ScriptedTurn => ({ text: [text] });
 
-const FAKES = { 'openai-chat': startFakeOpenAIChat, 'anthropic-messages': startFakeAnthropic } as const;
-
 const loopDetected = (events: readonly LoggedEvent[]) =>
   ofType(events, 'loop_detected').map((event) => event.data);
 const budgetExceeded = (events: readonly LoggedEvent[]) =>
@@ -51,25 +45,12 @@ const budgetExceeded = (events: readonly LoggedEvent[]) =>
 const toolUseIds = (events: readonly LoggedEvent[], type: 'tool_call' | 'tool_result' | 'local_tool_call') =>
   ofType(events, type).map((event) => event.data.toolUseId);
 
-for (const api of ['openai-chat', 'anthropic-messages'] as const) {
+for (const api of WIRES) {
   describe(`loopDetection and toolBudgets rules over ${api}`, { timeout: 90_000 }, () => {
-    let harness: LoopHarness;
-    let fake: FakeProviderServer;
-    before(async () => {
-      fake = await FAKES[api]();
-      harness = await openLoopHarness();
-    });
-    after(async () => {
-      await harness.close();
-      await fake.close();
-    });
-    afterEach(() => {
-      assert.deepEqual(harness.errorLogs, [], 'no run stopped unexpectedly');
-      fake.reset();
-    });
+    const rig = wireRig(api);
 
     const start = (options: Omit<RunOptions, 'model'>) =>
-      harness.start({ ...options, model: fakeProviderModel(api, fake.url) });
+      rig.harness().start({ ...options, model: rig.model() });
 
     async function ended(run: RunUnderTest): Promise<LoggedEvent[]> {
       const { terminal, events } = await within(run.ended, `the end of run ${run.runId}`);
@@ -87,15 +68,15 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
     }
 
     it('loopDetection false: identical batches all run, no loop_detected', async () => {
-      fake.enqueue(...['d1', 'd2', 'd3', 'd4'].map((id) => clockCall(id)), final());
+      rig.fake().enqueue(...['d1', 'd2', 'd3', 'd4'].map((id) => clockCall(id)), final());
       const events = await ended(await start({ prompt: 'time?', tools: [CLOCK], loopDetection: false }));
       assert.deepEqual(loopDetected(events), []);
       assert.deepEqual(toolUseIds(events, 'tool_call'), ['d1', 'd2', 'd3', 'd4']);
-      assert.ok(fake.requests.every((request) => toolChoiceOf(api, request) === 'auto'));
+      assert.ok(rig.fake().requests.every((request) => toolChoiceOf(api, request) === 'auto'));
     });
 
     it('loopDetection thresholds: consecutiveThreshold 2 and hardCutoffThreshold 3', async () => {
-      fake.enqueue(clockCall('e1'), clockCall('e2'), clockCall('e3'), final());
+      rig.fake().enqueue(clockCall('e1'), clockCall('e2'), clockCall('e3'), final());
       const events = await ended(
         await start({
           prompt: 'time?',
@@ -109,13 +90,13 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       ]);
       assert.deepEqual(toolUseIds(events, 'tool_call'), ['e1']);
       assert.deepEqual(
-        fake.requests.map((request) => toolChoiceOf(api, request)),
+        rig.fake().requests.map((request) => toolChoiceOf(api, request)),
         ['auto', 'auto', 'auto', 'none'],
       );
     });
 
     it('toolBudgets: the attempt past maxCalls gets the budget-spent result and tool_budget_exceeded, and never runs', async () => {
-      fake.enqueue(clockCall('f1', 'Asia/Tokyo'), clockCall('f2', 'Europe/Paris'), final());
+      rig.fake().enqueue(clockCall('f1', 'Asia/Tokyo'), clockCall('f2', 'Europe/Paris'), final());
       const events = await ended(
         await start({ prompt: 'time?', tools: [CLOCK], toolBudgets: { current_time: { maxCalls: 1 } } }),
       );
@@ -123,16 +104,15 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       assert.deepEqual(toolUseIds(events, 'tool_call'), ['f1']);
       assert.deepEqual(toolUseIds(events, 'tool_result'), ['f1']);
       assert.match(
-        toolResultsOf(api, fake.requests[2]).get('f2') ?? '',
+        toolResultsOf(api, rig.fake().requests[2]).get('f2') ?? '',
         /budget for current_time \(1 call\) is spent/,
       );
     });
 
     it('toolBudgets maxCalls 0 disables a local tool: no local_tool_call, the model gets the budget-spent result', async () => {
-      fake.enqueue(
-        { toolCalls: [{ id: 'g1', name: 'lookup', input: { q: 'x' } }] },
-        final('Without lookup.'),
-      );
+      rig
+        .fake()
+        .enqueue({ toolCalls: [{ id: 'g1', name: 'lookup', input: { q: 'x' } }] }, final('Without lookup.'));
       const run = await start({
         prompt: 'look it up',
         tools: [LOOKUP],
@@ -143,7 +123,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       assert.equal(terminal.type === 'result' && terminal.data.text, 'Without lookup.');
       assert.deepEqual(ofType(events, 'local_tool_call'), []);
       assert.deepEqual(budgetExceeded(events), [{ tool: 'lookup', maxCalls: 0, callIndex: 1 }]);
-      assert.match(toolResultsOf(api, fake.requests[1]).get('g1') ?? '', /budget for lookup/);
+      assert.match(toolResultsOf(api, rig.fake().requests[1]).get('g1') ?? '', /budget for lookup/);
     });
 
     const recallTurns = () =>
@@ -152,7 +132,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       }));
 
     it('toolBudgets omitted: the default cap applies (recall: the 5th call is intercepted)', async () => {
-      fake.enqueue(...recallTurns(), final());
+      rig.fake().enqueue(...recallTurns(), final());
       const run = await start({ prompt: 'remember?', tools: [RECALL] });
       const events = await answering(run, ['h1', 'h2', 'h3', 'h4']);
       assert.deepEqual(toolUseIds(events, 'local_tool_call'), ['h1', 'h2', 'h3', 'h4']);
@@ -160,7 +140,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
     });
 
     it('toolBudgets {}: no default cap (recall is called 5 times)', async () => {
-      fake.enqueue(...recallTurns(), final());
+      rig.fake().enqueue(...recallTurns(), final());
       const run = await start({ prompt: 'remember?', tools: [RECALL], toolBudgets: {} });
       const events = await answering(run, ['h1', 'h2', 'h3', 'h4', 'h5']);
       assert.deepEqual(toolUseIds(events, 'local_tool_call'), ['h1', 'h2', 'h3', 'h4', 'h5']);

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { OutputSchemaSetting } from '../../../src/domain/run-controls.ts';
 import type { ErrorData, ResultData } from '../../../src/domain/run-events.ts';
 import type { ToolRef } from '../../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, RecordedRequest, ScriptedTurn } from '../../fakes/scripted-reply.ts';
-import {
-  fakeProviderModel,
-  ofType,
-  openLoopHarness,
-  within,
-  type LoggedEvent,
-  type LoopHarness,
-  type RunOptions,
-} from '../../support/turn-loop-harness.ts';
+import type { RecordedRequest, ScriptedTurn } from '../../fakes/scripted-reply.ts';
+import { ofType, within, type LoggedEvent, type RunOptions } from '../../support/turn-loop-harness.ts';
 import { userTextsOf } from '../../support/wire-requests.ts';
+import { wireRig, type WireApi } from './wire-rig.ts';
 
 /**
  * The rules of `outputSchema` on the real turn loop with the controls the spec asks for (see
@@ -66,33 +57,15 @@ function bodyOf(request: RecordedRequest | undefined): Wire {
   return request.body as Wire;
 }
 
-/** A fake provider of `api` and the harness, shared by a suite; each test resets the fake. */
-function suiteOn(api: 'openai-chat' | 'anthropic-messages') {
-  const state: { harness?: LoopHarness; fake?: FakeProviderServer } = {};
-  before(async () => {
-    state.fake = await (api === 'openai-chat' ? startFakeOpenAIChat() : startFakeAnthropic());
-    state.harness = await openLoopHarness();
-  });
-  after(async () => {
-    await state.harness?.close();
-    await state.fake?.close();
-  });
-  afterEach(() => {
-    assert.deepEqual(state.harness?.errorLogs, [], 'no run stopped unexpectedly');
-    state.fake?.reset();
-  });
-  const fake = (): FakeProviderServer => {
-    if (!state.fake) throw new Error('the fake provider is not started');
-    return state.fake;
-  };
+/** The suite's rig, and a run taken to its end: the terminal event, the log and the run row. */
+function suiteOn(api: WireApi) {
+  const rig = wireRig(api);
   /** Runs to the end; the terminal event, the log and the run row. */
   const runToEnd = async (options: Omit<RunOptions, 'model'>) => {
-    const harness = state.harness;
-    if (!harness) throw new Error('the harness is not open');
-    const run = await harness.start({ ...options, model: fakeProviderModel(api, fake().url) });
+    const run = await rig.harness().start({ ...options, model: rig.model() });
     return within(run.ended, `the end of run ${run.runId}`);
   };
-  return { fake, runToEnd };
+  return { fake: rig.fake, runToEnd };
 }
 
 function resultOf(terminal: LoggedEvent): ResultData {

@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ToolRef } from '../../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, RecordedRequest, ScriptedTurn } from '../../fakes/scripted-reply.ts';
-import {
-  fakeProviderModel,
-  ofType,
-  openLoopHarness,
-  within,
-  type LoggedEvent,
-  type LoopHarness,
-  type RunOptions,
-} from '../../support/turn-loop-harness.ts';
+import type { RecordedRequest, ScriptedTurn } from '../../fakes/scripted-reply.ts';
+import { ofType, within, type LoggedEvent, type RunOptions } from '../../support/turn-loop-harness.ts';
 import { toolChoiceOf, userTextsOf } from '../../support/wire-requests.ts';
+import { WIRES, wireRig } from './wire-rig.ts';
 
 /**
  * The rules of `supervisor` on the real turn loop with the controls the spec asks for and the
@@ -40,28 +31,13 @@ const verdict = (fields: Record<string, string>): ScriptedTurn => ({
 const isJudge = (request: RecordedRequest | undefined) => request?.rawBody.includes(JUDGE_MARK) ?? false;
 const reviews = (events: readonly LoggedEvent[]) => ofType(events, 'supervisor').map((event) => event.data);
 
-const FAKES = { 'openai-chat': startFakeOpenAIChat, 'anthropic-messages': startFakeAnthropic } as const;
-
-for (const api of ['openai-chat', 'anthropic-messages'] as const) {
+for (const api of WIRES) {
   describe(`supervisor rules on the turn loop (${api})`, { timeout: 90_000 }, () => {
-    let harness: LoopHarness;
-    let fake: FakeProviderServer;
-    before(async () => {
-      fake = await FAKES[api]();
-      harness = await openLoopHarness();
-    });
-    after(async () => {
-      await harness.close();
-      await fake.close();
-    });
-    afterEach(() => {
-      assert.deepEqual(harness.errorLogs, [], 'no run stopped unexpectedly');
-      fake.reset();
-    });
+    const rig = wireRig(api);
 
     /** Runs to its end, which must be a `result`: its text and the log. */
     async function runToResult(options: Omit<RunOptions, 'model'>) {
-      const run = await harness.start({ ...options, model: fakeProviderModel(api, fake.url) });
+      const run = await rig.harness().start({ ...options, model: rig.model() });
       const { terminal, events } = await within(run.ended, `the end of run ${run.runId}`);
       assert.equal(terminal.type, 'result');
       assert.equal(terminal.type === 'result' && terminal.data.subtype, 'success');
@@ -69,11 +45,13 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
     }
 
     it('redirect: the next agent request carries the steering message, tools still available', async () => {
-      fake.enqueue(
-        clockCall('r1'),
-        verdict({ action: 'redirect', reason: 'Wrong zone.', redirect: 'Ask for Europe/Paris time.' }),
-        final('Paris it is.'),
-      );
+      rig
+        .fake()
+        .enqueue(
+          clockCall('r1'),
+          verdict({ action: 'redirect', reason: 'Wrong zone.', redirect: 'Ask for Europe/Paris time.' }),
+          final('Paris it is.'),
+        );
       const { text, events } = await runToResult({
         prompt: 'Time in Paris?',
         tools: [CLOCK],
@@ -85,18 +63,20 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       assert.equal(event?.redirect, 'Ask for Europe/Paris time.');
       assert.equal(event?.phase, 'turn_boundary');
 
-      const next = fake.requests[2];
+      const next = rig.fake().requests[2];
       assert.equal(isJudge(next), false);
       assert.match(userTextsOf(next).at(-1) ?? '', /Ask for Europe\/Paris time\./);
       assert.equal(toolChoiceOf(api, next), 'auto');
     });
 
     it('finalize: the next agent request has tool choice none and asks for the final answer', async () => {
-      fake.enqueue(
-        clockCall('f1'),
-        verdict({ action: 'finalize', reason: 'The clock answered.' }),
-        final('It is noon.'),
-      );
+      rig
+        .fake()
+        .enqueue(
+          clockCall('f1'),
+          verdict({ action: 'finalize', reason: 'The clock answered.' }),
+          final('It is noon.'),
+        );
       const { text, events } = await runToResult({
         prompt: 'Time?',
         tools: [CLOCK],
@@ -107,7 +87,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
         reviews(events).map((data) => [data.action, 'redirect' in data]),
         [['finalize', false]],
       );
-      const requests = fake.requests;
+      const requests = rig.fake().requests;
       assert.deepEqual(requests.map(isJudge), [false, true, false]);
       assert.equal(toolChoiceOf(api, requests[0]), 'auto');
       assert.equal(toolChoiceOf(api, requests[2]), 'none');
@@ -115,13 +95,15 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
     });
 
     it('interval 2: one review every 2 model invocations, at the bottom of a tool round', async () => {
-      fake.enqueue(
-        clockCall('i1'),
-        clockCall('i2'),
-        verdict({ action: 'on_track', reason: 'fine' }),
-        clockCall('i3'),
-        final('Done.'),
-      );
+      rig
+        .fake()
+        .enqueue(
+          clockCall('i1'),
+          clockCall('i2'),
+          verdict({ action: 'on_track', reason: 'fine' }),
+          clockCall('i3'),
+          final('Done.'),
+        );
       const { text, events } = await runToResult({
         prompt: 'Time?',
         tools: [CLOCK],
@@ -129,11 +111,11 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       });
       assert.equal(text, 'Done.');
       assert.equal(reviews(events).length, 1);
-      assert.deepEqual(fake.requests.map(isJudge), [false, false, true, false, false]);
+      assert.deepEqual(rig.fake().requests.map(isJudge), [false, false, true, false, false]);
     });
 
     it('a judge reply that is no verdict: skipped, the run goes on', async () => {
-      fake.enqueue(clockCall('n1'), final('All good, keep going.'), final('It is noon.'));
+      rig.fake().enqueue(clockCall('n1'), final('All good, keep going.'), final('It is noon.'));
       const { text, events } = await runToResult({
         prompt: 'Time?',
         tools: [CLOCK],
@@ -141,7 +123,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       });
       assert.equal(text, 'It is noon.');
       assert.deepEqual(reviews(events), []);
-      assert.deepEqual(fake.requests.map(isJudge), [false, true, false]);
+      assert.deepEqual(rig.fake().requests.map(isJudge), [false, true, false]);
     });
   });
 }

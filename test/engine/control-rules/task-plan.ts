@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { LocalToolRef } from '../../../src/domain/tool-ref.ts';
-import { startFakeAnthropic } from '../../fakes/fake-anthropic.ts';
-import { startFakeOpenAIChat } from '../../fakes/fake-openai-chat.ts';
-import type { FakeProviderServer, RecordedRequest } from '../../fakes/scripted-reply.ts';
+import type { RecordedRequest } from '../../fakes/scripted-reply.ts';
 import {
-  fakeProviderModel,
   ofType,
-  openLoopHarness,
   within,
   withoutDeltas,
   type LoggedEvent,
-  type LoopHarness,
   type RunOptions,
   type RunUnderTest,
 } from '../../support/turn-loop-harness.ts';
+import { WIRES, wireRig } from './wire-rig.ts';
 
 /**
  * The rules of the `plan` control on the real turn loop with the controls the spec asks for (see
@@ -48,27 +44,12 @@ function carries(request: RecordedRequest | undefined, text: string): boolean {
 
 const planEvents = (events: readonly LoggedEvent[]) => ofType(events, 'task_plan').map((event) => event.data);
 
-const FAKES = { 'openai-chat': startFakeOpenAIChat, 'anthropic-messages': startFakeAnthropic } as const;
-
-for (const api of ['openai-chat', 'anthropic-messages'] as const) {
+for (const api of WIRES) {
   describe(`the plan control's rules on the turn loop (${api})`, { timeout: 60_000 }, () => {
-    let harness: LoopHarness;
-    let fake: FakeProviderServer;
-    before(async () => {
-      fake = await FAKES[api]();
-      harness = await openLoopHarness();
-    });
-    after(async () => {
-      await harness.close();
-      await fake.close();
-    });
-    afterEach(() => {
-      assert.deepEqual(harness.errorLogs, [], 'no run stopped unexpectedly');
-      fake.reset();
-    });
+    const rig = wireRig(api);
 
     const start = (options: Omit<RunOptions, 'model'>): Promise<RunUnderTest> =>
-      harness.start({ ...options, model: fakeProviderModel(api, fake.url) });
+      rig.harness().start({ ...options, model: rig.model() });
     const ended = (run: RunUnderTest) => within(run.ended, `the end of run ${run.runId}`);
 
     it('mode required end to end: a declared tool waits for the plan, then runs; a premature final answer is sent back until the step is done', async () => {
@@ -82,14 +63,16 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
           },
         ],
       });
-      fake.enqueue(
-        lookup('call_lookup_1'),
-        plan('call_plan_1', 'in_progress'),
-        lookup('call_lookup_2'),
-        { text: ['Done.'] },
-        plan('call_plan_2', 'done', 's1'),
-        { text: ['Done.'] },
-      );
+      rig
+        .fake()
+        .enqueue(
+          lookup('call_lookup_1'),
+          plan('call_plan_1', 'in_progress'),
+          lookup('call_lookup_2'),
+          { text: ['Done.'] },
+          plan('call_plan_2', 'done', 's1'),
+          { text: ['Done.'] },
+        );
       const run = await start({ prompt: 'find a', tools: [LOOKUP], plan: 'required' });
       const call = await run.waitFor('local_tool_call');
       assert.equal(
@@ -122,7 +105,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
         ],
       );
 
-      const requests = fake.requests;
+      const requests = rig.fake().requests;
       assert.equal(requests.length, 6);
       assert.ok(carries(requests[0], REQUIRED_NOTICE), 'told before the first turn');
       assert.ok(carries(requests[1], 'Not run: this run requires a task plan first'));
@@ -139,7 +122,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
         }),
       );
 
-      assert.equal(fake.requests.length, 0);
+      assert.equal(rig.fake().requests.length, 0);
       assert.deepEqual(withoutDeltas(events), ['task_plan', 'result']);
       const [event] = planEvents(events);
       assert.deepEqual([event?.source, event?.transition], ['seed', { kind: 'seeded', stepId: null }]);
@@ -170,7 +153,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       );
       assert.deepEqual(withoutDeltas(events), ['error']);
       assert.equal(terminal.type === 'error' && terminal.data.errorClass, 'structured_output_not_supported');
-      assert.equal(fake.requests.length, 0);
+      assert.equal(rig.fake().requests.length, 0);
     });
 
     it('best_effort outputSchema with planOnly ends with the plan', async () => {
@@ -183,7 +166,7 @@ for (const api of ['openai-chat', 'anthropic-messages'] as const) {
       );
       assert.equal(terminal.type === 'result' && terminal.data.subtype, 'success');
       assert.equal(terminal.type === 'result' && terminal.data.text, '1. only step');
-      assert.equal(fake.requests.length, 0);
+      assert.equal(rig.fake().requests.length, 0);
     });
   });
 }
