@@ -4,6 +4,7 @@ import type { RecordedRequest, ScriptedTurn, ScriptedUsage } from '../fakes/scri
 import { ofType, types, type FakeApi } from '../support/run-fixture.ts';
 import type { SseFrame } from '../support/sse-client.ts';
 import { startSessionFixture, type SessionFixture } from '../sessions/session-support.ts';
+import { userTextsOf } from '../support/wire-requests.ts';
 
 /**
  * `supervisor` over HTTP, on each wire protocol. The judge runs on the workspace default model, the
@@ -44,22 +45,6 @@ const bodyOf = (request: RecordedRequest | undefined): Wire => {
   return request.body as Wire;
 };
 const isJudge = (request: RecordedRequest | undefined) => request?.rawBody.includes(JUDGE_MARK) ?? false;
-
-function partsText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return (content as Wire[])
-    .filter((part) => part.type === 'text')
-    .map((part) => String(part.text))
-    .join('');
-}
-
-/** The text of every user message of the request (tool results left out), in order. */
-const userTextsOf = (request: RecordedRequest | undefined): string[] =>
-  (bodyOf(request).messages as Wire[])
-    .filter((message) => message.role === 'user')
-    .map((message) => partsText(message.content))
-    .filter((text) => text !== '');
 
 for (const api of ['openai-chat', 'anthropic-messages'] as const satisfies readonly FakeApi[]) {
   describe(`supervisor over ${api}`, { timeout: 90_000 }, () => {

@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Migrator } from 'kysely/migration';
-import type { RunSpec } from '../../src/domain/run-spec.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
 import { migrationProvider } from '../../src/storage/migrations/index.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
 const BEFORE = '0011-oauth-code-reuse-and-app-tokens';
 const RENAMED = '0012-checkpoint-schedule';
-
-const SPEC: RunSpec = {
-  prompt: 'hi',
-  effective: {
-    systemPrompt: 'You are terse.',
-    model: { ref: 'platform:off_test', id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
-    reasoningLevel: null,
-    tools: [],
-    localToolTimeoutMs: 300_000,
-  },
-};
 
 const CALL = { id: 'call_1', name: 'lookup', input: { plan: 'a tool input may say plan', b: 1, a: 2 } };
 
@@ -75,7 +64,7 @@ for (const engine of ENGINES) {
         agentId: null,
         sessionId: null,
         apiKeyId: null,
-        spec: SPEC,
+        spec: STORED_RUN_SPEC,
         metadata: {},
       });
 

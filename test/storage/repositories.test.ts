@@ -4,11 +4,11 @@ import { sql } from 'kysely';
 import { ConflictError } from '../../src/domain/errors.ts';
 import type { RunEventType } from '../../src/domain/run-events.ts';
 import type { RunOutcome } from '../../src/domain/run.ts';
-import type { RunSpec } from '../../src/domain/run-spec.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { SecretBox } from '../../src/storage/secret-box.ts';
 import { PreparedQuery, type Param } from '../../src/storage/prepared-query.ts';
 import { ENGINES, openTestStorage } from '../support/engines.ts';
+import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
 const ENDED: RunOutcome = {
   status: 'cancelled',
@@ -18,18 +18,6 @@ const ENDED: RunOutcome = {
   tokens: { inputTokens: 0, cachedTokens: 0, reasoningTokens: 0, outputTokens: 0 },
   turns: 0,
   model: { id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
-};
-
-/** A stored run's spec: these tests read and write rows, nothing executes it. */
-const TEST_SPEC: RunSpec = {
-  prompt: 'hi',
-  effective: {
-    systemPrompt: 'You are terse.',
-    model: { ref: 'platform:off_test', id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
-    reasoningLevel: null,
-    tools: [],
-    localToolTimeoutMs: 300_000,
-  },
 };
 
 for (const engine of ENGINES) {
@@ -58,7 +46,7 @@ for (const engine of ENGINES) {
         agentId: null,
         sessionId: null,
         apiKeyId: null,
-        spec: TEST_SPEC,
+        spec: STORED_RUN_SPEC,
         metadata: {},
       });
 
@@ -178,7 +166,7 @@ for (const engine of ENGINES) {
         agentId: null,
         sessionId: null,
         apiKeyId: null,
-        spec: { ...TEST_SPEC, systemPrompt: 's' },
+        spec: { ...STORED_RUN_SPEC, systemPrompt: 's' },
         metadata: { a: 'b' },
       });
       const event = (seq: number, type: RunEventType, data: unknown) => ({

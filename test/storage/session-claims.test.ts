@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { idBoundAt } from '../../src/domain/ids.ts';
-import type { RunSpec } from '../../src/domain/run-spec.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { ENGINES, openTestStorage } from '../support/engines.ts';
-
-/** A stored run's spec: nothing executes it. */
-const SPEC: RunSpec = {
-  prompt: 'hi',
-  effective: {
-    systemPrompt: 's',
-    model: { ref: 'platform:off_test', id: 'mock/echo', provider: 'mock', vendorModelId: 'echo' },
-    reasoningLevel: null,
-    tools: [],
-    localToolTimeoutMs: 300_000,
-  },
-};
+import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
 for (const engine of ENGINES) {
   describe(`session reservations on ${engine}`, () => {
@@ -65,7 +53,7 @@ for (const engine of ENGINES) {
         agentId: null,
         sessionId: session.id,
         apiKeyId: null,
-        spec: SPEC,
+        spec: STORED_RUN_SPEC,
         metadata: {},
       });
       assert.equal(await repos.sessions.claimForRun(session.id, runIdMadeAgo(0)), false);
