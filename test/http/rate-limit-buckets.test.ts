@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { workspaceBucketOf, type JsonRpcMethodBuckets } from '../../src/http/openapi/route-bucket.ts';
-import { registeredRoutes } from '../support/registered-routes.ts';
+import { documentedRouteKeys } from '../support/registered-routes.ts';
 import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -37,17 +37,6 @@ function operationsOf(document: {
   );
 }
 
-/** `METHOD /path/{param}` of every registered route, as the document writes them (HEAD twins of GET left out). */
-function registered(server: TestServer): string[] {
-  const routes = registeredRoutes(server.service.app).map((route) => {
-    const [method = '', path = ''] = route.split(' ');
-    const bare = path.length > 1 ? path.replace(/\/$/, '') : path;
-    return `${method} ${bare.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
-  });
-  const unique = [...new Set(routes)];
-  return unique.filter((route) => !route.startsWith('HEAD ') || !unique.includes(`GET ${route.slice(5)}`));
-}
-
 describe(
   'every route declares its rate-limit bucket, and the document publishes it',
   { timeout: 60_000 },
@@ -72,7 +61,7 @@ describe(
         .replace('{agentSlug}', 'no-such-agent');
 
     it('each registered route publishes x-rate-limit-bucket: a workspace bucket, JSON-RPC method buckets, its own limit, or unmetered with the reason', () => {
-      const routes = registered(server);
+      const routes = documentedRouteKeys(server.service.app);
       assert.ok(routes.length > 40, `${routes.length} routes registered`);
       const undeclared = routes.filter((route) => {
         const operation = operations.find(({ method, path }) => `${method} ${path}` === route);

@@ -16,3 +16,18 @@ export function registeredRoutes(app: FastifyInstance): string[] {
   }
   return routes;
 }
+
+/**
+ * `METHOD /path/{param}` of every route the app registered, as the OpenAPI document writes them:
+ * Fastify's `:param` as `{param}`, without the HEAD twins of GET routes and the trailing-slash twins
+ * of a plugin's `/` route (the same handler under the same path).
+ */
+export function documentedRouteKeys(app: FastifyInstance): string[] {
+  const routes = registeredRoutes(app).map((route) => {
+    const [method = '', path = ''] = route.split(' ');
+    const bare = path.length > 1 ? path.replace(/\/$/, '') : path;
+    return `${method} ${bare.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+  });
+  const unique = [...new Set(routes)];
+  return unique.filter((route) => !route.startsWith('HEAD ') || !unique.includes(`GET ${route.slice(5)}`));
+}
