@@ -11,7 +11,7 @@ import { startSessionFixture, type SessionFixture } from '../sessions/session-su
  * run and of a session reach the run, the controls' events reach the stream, the steering reaches
  * the provider). A fake provider plays a model that repeats itself; the server tool is the
  * `current_time` plugin. The rules themselves are tested on the turn loop, in
- * test/engine/control-rules/loop-and-budget.ts.
+ * test/engine/control-rules/loop-and-budget.test.ts.
  */
 
 const CLOCK = { kind: 'svc_plugin', name: 'current_time' };

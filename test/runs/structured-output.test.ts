@@ -13,7 +13,7 @@ import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility
  * wiring is checked here (the setting reaches the provider and the terminal events, the snapshot,
  * sessions and agents, host calls stay internal, thinking on the wire); the rules (corrections,
  * strict and best_effort, refused schemas) on the turn loop, in
- * test/engine/control-rules/structured-output.ts.
+ * test/engine/control-rules/structured-output.test.ts.
  */
 
 const SCHEMA = {

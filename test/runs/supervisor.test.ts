@@ -11,7 +11,7 @@ import { userTextsOf } from '../support/wire-requests.ts';
  * fake provider: a review is one more provider request, told apart by the judge's system prompt, and
  * the test scripts its verdict as a text reply. The wiring is checked here; the rules (redirect,
  * finalize, interval, a reply that is no verdict) on the turn loop, in
- * test/engine/control-rules/supervisor.ts.
+ * test/engine/control-rules/supervisor.test.ts.
  */
 
 const CLOCK = { kind: 'svc_plugin', name: 'current_time' };

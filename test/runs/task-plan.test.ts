@@ -12,7 +12,7 @@ import { assertHostCallsInternal, listedToolCalls } from './host-call-visibility
  * protocols: the wiring (what the provider is offered, what the client's stream carries, the
  * snapshot, plans a planner drafts, the session's default against a message's override). The rules
  * (mode required, plan-only runs with steps, plan-only beside outputSchema) are tested on the turn
- * loop, in test/engine/control-rules/task-plan.ts.
+ * loop, in test/engine/control-rules/task-plan.test.ts.
  */
 
 const APIS: readonly FakeApi[] = ['openai-chat', 'anthropic-messages'];
