@@ -4,10 +4,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { listenerUrl, type Config } from './config.ts';
-import { AuthorizationPagesFlow } from './auth/oauth/authorization-pages-flow.ts';
-import { AuthorizationServer } from './auth/oauth/authorization-server.ts';
-import { BrowserSessions } from './auth/oauth/browser-sessions.ts';
-import { WorkspaceCredentials } from './auth/workspace-credentials.ts';
+import { authServices } from './auth-services.ts';
 import { buildApp } from './http/app.ts';
 import { buildManagementApp } from './http/management-app.ts';
 import type { AppResources } from './http/resources.ts';
@@ -296,31 +293,13 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
       RATE_LIMIT_WINDOW_SECONDS,
     );
-    const authorizationServer = new AuthorizationServer(repos.oauth);
-    const authorizationPages = new AuthorizationPagesFlow(
-      {
-        oauth: repos.oauth,
-        flow: repos.oauthFlow,
-        users: repos.users,
-        agents: repos.agents,
-        rateCounters,
-      },
-      authorizationServer,
-      new BrowserSessions(repos.oauthFlow),
-    );
     const resources: ServiceResources = {
       config,
       storage,
       repos,
       catalog,
-      credentials: new WorkspaceCredentials({
-        apiKeys: repos.apiKeys,
-        agents: repos.agents,
-        users: repos.users,
-        oauthApps: repos.oauthApps,
-      }),
+      ...authServices(repos, rateCounters),
       secretBox,
-      oauth: { server: authorizationServer, pages: authorizationPages },
       serviceSecret: secret,
       adminToken,
       rateCounters,
