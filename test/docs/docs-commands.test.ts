@@ -19,7 +19,7 @@ function inlineCommands(prose: string): string[] {
 
 const SHELL = new Set(['sh', 'bash', 'shell']);
 /** Block languages that hold no command to run: code read by the reader, outputs, diagrams. */
-const NOT_COMMANDS = new Set(['ts', 'js', 'json', 'text']);
+const NOT_COMMANDS = new Set(['ts', 'js', 'json', 'yaml', 'text']);
 
 describe('the docs: commands', () => {
   let facts: CommandFacts;
