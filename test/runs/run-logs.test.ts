@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { EVENTS_THROUGH_FIRST_TEXT } from '../fakes/fake-openai-chat.ts';
+import { SCALE_OUT } from '../support/deployment.ts';
+import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
+import type { SseFrame } from '../support/sse-client.ts';
+import { deferred, eventually } from '../support/waits.ts';
+
+/**
+ * Issue 27, logs: every line written while a run executes carries the run's fields, and one `info`
+ * line per run, `run finished`, at its end gives its status, duration, turns, tokens and model. The
+ * service's own lines are read as it writes them (scale-out: the worker process's stdout too).
+ */
+
+/** The fields that tie a line to its run (tracing adds `traceId` and `spanId` here). */
+const RUN_FIELDS = ['runId'] as const;
+
+/** pino's number for `info`. */
+const INFO = 30;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- log lines are arbitrary JSON
+type LogLine = Record<string, any>;
+
+describe('run logs', { timeout: 120_000 }, () => {
+  const logLines: string[] = [];
+  let fixture: RunFixture;
+  /** Every run a test ended, checked again at the end for a second end line. */
+  const endedRuns = new Set<string>();
+  before(async () => {
+    fixture = await startRunFixture('openai-chat', {
+      logLines,
+      // The MCP server of the first test is refused as a loopback address would be without this.
+      env: { AGENT_RUNS_FETCH_ALLOW: '127.0.0.0/8,::1/128' },
+    });
+  });
+  after(async () => {
+    try {
+      for (const runId of endedRuns) assert.equal(endLines(runId).length, 1, `one end line for ${runId}`);
+    } finally {
+      await fixture.close();
+    }
+  });
+  afterEach(() => fixture.cleanUp());
+
+  const parsedLines = (): LogLine[] => logLines.map((line) => JSON.parse(line) as LogLine);
+  const endLines = (runId: string) =>
+    parsedLines().filter((line) => line.msg === 'run finished' && line.runId === runId);
+
+  /** Waits for the run's end line (written once its terminal event is durable, maybe after the stream ended). */
+  async function endLineOf(runId: string): Promise<LogLine> {
+    endedRuns.add(runId);
+    await eventually(() => endLines(runId).length > 0, `the end line of ${runId} is written`);
+    const lines = endLines(runId);
+    assert.equal(lines.length, 1, 'exactly one end line');
+    const line = lines[0]!;
+    // Scale-out, the worker process executes the runs: its logger (the CLI's) names the service.
+    if (SCALE_OUT) assert.equal(line.service, 'agent-runs', 'the end line comes from the worker');
+    return line;
+  }
+
+  /**
+   * The lines the service wrote from the run's first `run started` to its `run finished`, HTTP
+   * request lines aside (the runs of this suite execute one at a time, so every other line there
+   * is written while this run executes); each must carry the run's fields.
+   */
+  function linesWhileExecuting(runId: string): LogLine[] {
+    const lines = parsedLines();
+    const first = lines.findIndex((line) => line.msg === 'run started' && line.runId === runId);
+    const last = lines.findIndex((line) => line.msg === 'run finished' && line.runId === runId);
+    assert.ok(first >= 0 && last > first, 'the run started and finished in the log');
+    const during = lines.slice(first, last + 1).filter((line) => line.reqId === undefined);
+    for (const line of during) {
+      for (const field of RUN_FIELDS) {
+        assert.equal(typeof line[field], 'string', `"${line.msg}" carries ${field}`);
+      }
+      assert.equal(line.runId, runId, `"${line.msg}" is about this run`);
+    }
+    return during;
+  }
+
+  /** The end line says what the terminal event says: status, turns, tokens, model. */
+  function assertEndLineMatches(line: LogLine, terminal: SseFrame | undefined, status: string): void {
+    assert.ok(terminal, 'the stream ended with a terminal event');
+    assert.equal(line.level, INFO);
+    assert.equal(line.status, status);
+    assert.equal(line.turns, terminal.data.data.turns);
+    assert.deepEqual(line.tokens, terminal.data.data.tokens);
+    assert.deepEqual(line.model, terminal.data.data.model);
+    assert.equal(line.model.provider, 'fakeopenai');
+    assert.equal(line.model.vendorModelId, 'fake-model');
+    assert.equal(typeof line.durationMs, 'number');
+    assert.ok(line.durationMs >= 0);
+  }
+
+  it('a succeeded run: its retry and its tool warning carry runId, and its one end line at info has status, turns, tokens and model', async () => {
+    fixture.fake.enqueue(
+      { type: 'http-error', status: 500 },
+      {
+        text: ['Hello', ', world.'],
+        usage: { inputTokens: 100, outputTokens: 20, cachedTokens: 60, reasoningTokens: 5 },
+      },
+    );
+    const { runId, frames } = await fixture.runToEnd({
+      systemPrompt: 's',
+      prompt: 'p',
+      // Nothing listens on port 9: the server's tools are left out with a warning when the run starts.
+      tools: [{ kind: 'mcp', name: 'gone', url: 'http://127.0.0.1:9/mcp' }],
+    });
+    const end = await endLineOf(runId);
+    assertEndLineMatches(end, frames.at(-1), 'succeeded');
+    assert.equal(end.turns, 1);
+    assert.deepEqual(end.tokens, {
+      inputTokens: 100,
+      cachedTokens: 60,
+      reasoningTokens: 5,
+      outputTokens: 20,
+    });
+    assert.equal(end.errorClass, undefined);
+
+    const messages = linesWhileExecuting(runId).map((line) => line.msg);
+    for (const expected of ['run started', 'MCP server unavailable at run start', 'retrying model call']) {
+      assert.ok(messages.includes(expected), `"${expected}" is among ${JSON.stringify(messages)}`);
+    }
+  });
+
+  it('a failed run (the provider refuses the key): one end line with status failed, its errorClass, and the usage of the terminal event', async () => {
+    fixture.fake.enqueue({ type: 'http-error', status: 401 });
+    const { runId, frames } = await fixture.runToEnd({ systemPrompt: 's', prompt: 'p' });
+    assert.equal(frames.at(-1)?.data.type, 'error');
+    const end = await endLineOf(runId);
+    assertEndLineMatches(end, frames.at(-1), 'failed');
+    assert.equal(end.errorClass, 'auth');
+    linesWhileExecuting(runId);
+  });
+
+  it('a run cancelled mid-turn: one end line with status cancelled and the tokens of the turn it finished', async () => {
+    const cancelled = deferred();
+    fixture.fake.enqueue({
+      text: ['one ', 'two'],
+      usage: { inputTokens: 12, outputTokens: 4 },
+      holdAfterChunks: EVENTS_THROUGH_FIRST_TEXT,
+      holdUntil: cancelled.promise,
+    });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'p' });
+    await run.waitForType('assistant_delta');
+    const answer = await fixture.server.request('POST', `${fixture.ws}/agent-runs/${run.runId}/cancel`, {
+      headers: fixture.headers,
+    });
+    assert.equal(answer.status, 200);
+    cancelled.resolve();
+    const frames = await run.ended;
+    assert.equal(frames.at(-1)?.data.type, 'cancelled');
+    const end = await endLineOf(run.runId);
+    assertEndLineMatches(end, frames.at(-1), 'cancelled');
+    assert.deepEqual(end.tokens, { inputTokens: 12, cachedTokens: 0, reasoningTokens: 0, outputTokens: 4 });
+    linesWhileExecuting(run.runId);
+  });
+
+  it('a run cancelled while it waits for a slot: ended by the worker without a model call, one end line with status cancelled and no turn', async () => {
+    const patch = (maxConcurrentRuns: number) =>
+      fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, { maxConcurrentRuns });
+    assert.equal((await patch(1)).status, 200);
+    try {
+      const released = deferred();
+      fixture.fake.enqueue({ text: ['first'], holdUntil: released.promise });
+      const running = await fixture.startRun({ systemPrompt: 's', prompt: 'holds the slot' });
+      await fixture.fake.waitForRequests(1);
+      const queued = await fixture.startRun({ systemPrompt: 's', prompt: 'waits' });
+      const answer = await fixture.server.request('POST', `${fixture.ws}/agent-runs/${queued.runId}/cancel`, {
+        headers: fixture.headers,
+      });
+      assert.equal(answer.status, 200);
+      const frames = await queued.ended;
+      assert.equal(frames.at(-1)?.data.type, 'cancelled');
+      const end = await endLineOf(queued.runId);
+      assertEndLineMatches(end, frames.at(-1), 'cancelled');
+      assert.equal(end.turns, 0);
+      released.resolve();
+      await running.ended;
+      await endLineOf(running.runId);
+      assert.equal(fixture.fake.requests.length, 1, 'the cancelled run never called the model');
+    } finally {
+      assert.equal((await patch(100)).status, 200);
+    }
+  });
+
+  it('a run parked on a client tool and resumed by its result: one end line, at the real end, with both turns', async () => {
+    fixture.fake.enqueue(
+      {
+        toolCalls: [{ id: 'call_1', name: 'lookup', input: { q: 'a' } }],
+        usage: { inputTokens: 10, outputTokens: 3 },
+      },
+      { text: ['found it'], usage: { inputTokens: 20, outputTokens: 5 } },
+    );
+    const run = await fixture.startRun({
+      systemPrompt: 's',
+      prompt: 'p',
+      tools: [{ kind: 'local', name: 'lookup' }],
+    });
+    const call = await run.waitForType('local_tool_call');
+    await eventually(
+      () => parsedLines().some((line) => line.msg === 'run parked' && line.runId === run.runId),
+      'the run parked',
+    );
+    assert.equal(endLines(run.runId).length, 0, 'no end line while the run is parked');
+    const posted = await fixture.server.request(
+      'POST',
+      `${fixture.ws}/agent-runs/${run.runId}/tool-results`,
+      {
+        headers: fixture.headers,
+        body: { toolUseId: call.data.data.toolUseId, result: 'the answer' },
+      },
+    );
+    assert.equal(posted.status, 200);
+    const frames = await run.ended;
+    assert.equal(frames.at(-1)?.data.type, 'result');
+    const end = await endLineOf(run.runId);
+    assertEndLineMatches(end, frames.at(-1), 'succeeded');
+    assert.equal(end.turns, 2);
+    assert.deepEqual(end.tokens, { inputTokens: 30, cachedTokens: 0, reasoningTokens: 0, outputTokens: 8 });
+    const during = linesWhileExecuting(run.runId);
+    assert.deepEqual(
+      during.filter((line) => line.msg === 'run started').map((line) => line.attempt),
+      [1, 2],
+      'started, parked, and taken up again by its answer',
+    );
+  });
+
+  it('a client tool that gets no result in time: the run parked is woken at its deadline and ends failed, one end line', async () => {
+    fixture.fake.enqueue({ toolCalls: [{ id: 'call_1', name: 'lookup', input: { q: 'a' } }] });
+    const run = await fixture.startRun({
+      systemPrompt: 's',
+      prompt: 'p',
+      tools: [{ kind: 'local', name: 'lookup' }],
+      localToolTimeoutMs: 1000,
+    });
+    const frames = await run.ended;
+    assert.equal(frames.at(-1)?.data.data.subtype, 'error_local_tool_timeout');
+    const end = await endLineOf(run.runId);
+    assertEndLineMatches(end, frames.at(-1), 'failed');
+    linesWhileExecuting(run.runId);
+  });
+});
