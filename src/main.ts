@@ -186,7 +186,6 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       plugins: createPluginRegistry(await loadPluginModules(config.plugins, process.cwd())),
       pluginRecords: repos.pluginRecords,
       fetch: lazyGuardedFetch({ allow: config.fetchAllow }),
-      logger: options.logger,
     });
     // Server-resolved tool calls are counted by kind, outcome and duration around their handlers.
     const toolCatalog = meteredToolCatalog(unmeteredTools, metrics);
@@ -233,12 +232,12 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         fenceWrites: redis !== undefined,
         runs: repos.runs,
         dispatcher,
-        controlsFor: (run, signal) =>
+        controlsFor: (run, signal, logger) =>
           controlPipelineFor(run.spec, {
             runId: run.id,
             workspaceId: run.workspaceId,
             signal,
-            logger: options.logger,
+            logger,
             judges,
             planner,
           }),

@@ -24,7 +24,6 @@ export interface RunToolCatalogDeps {
   pluginRecords: PluginRecordStore;
   /** Every server-side fetch of a tool goes through the SSRF guard. */
   fetch: GuardedFetch;
-  logger?: { warn(fields: object, message: string): void };
 }
 
 interface Expanded {
@@ -72,15 +71,12 @@ export class RunToolCatalog implements ToolCatalog {
       for (const tool of resolved) {
         // A name known only now (an MCP server's catalog) may still take a host tool's.
         if (isHostToolName(tool.name)) {
-          this.#deps.logger?.warn(
-            { runId: scope.runId, tool: tool.name },
-            'a tool with a name reserved for the service is left out',
-          );
+          scope.logger.warn({ tool: tool.name }, 'a tool with a name reserved for the service is left out');
           continue;
         }
         if (tools.has(tool.name)) {
-          this.#deps.logger?.warn(
-            { runId: scope.runId, tool: tool.name },
+          scope.logger.warn(
+            { tool: tool.name },
             'a tool with this name is already declared; the later one is left out',
           );
           continue;
@@ -139,23 +135,11 @@ export class RunToolCatalog implements ToolCatalog {
       // The MCP and A2A SDKs load with the first run that uses them, not with the service.
       case 'a2a': {
         const { a2aTool } = await import('./a2a/a2a-tool.ts');
-        const { logger } = this.#deps;
-        return served([
-          a2aTool(ref, {
-            fetch,
-            ...(logger && {
-              logger: { warn: (fields, message) => logger.warn({ runId: scope.runId, ...fields }, message) },
-            }),
-          }),
-        ]);
+        return served([a2aTool(ref, { fetch, logger: scope.logger })]);
       }
       case 'mcp': {
         const { openMcpServer } = await import('./mcp/mcp-server-tools.ts');
-        const server = await openMcpServer(ref, {
-          fetch,
-          signal: scope.signal,
-          ...(this.#deps.logger && { logger: this.#deps.logger }),
-        });
+        const server = await openMcpServer(ref, { fetch, signal: scope.signal, logger: scope.logger });
         return { ...served(server.tools), close: () => server.close() };
       }
       case 'svc': {

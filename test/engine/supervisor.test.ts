@@ -62,7 +62,6 @@ function harness(config: Partial<SupervisorConfig>, answers: Answer[], deps: Par
   const control = supervisor(
     { ...CONFIG, ...config },
     {
-      runId: 'run_1',
       resolveJudge: async () => stub.judge,
       signal: run.signal,
       logger: { warn: (...args: unknown[]) => void warnings.push(args) },
@@ -272,7 +271,6 @@ describe('supervisor failures never fail the run', () => {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
     const timed = supervisor(CONFIG, {
-      runId: 'run_1',
       resolveJudge: async () => stub.judge,
       signal: new AbortController().signal,
       logger: { warn: (...args: unknown[]) => void warnings.push(args) },
@@ -299,7 +297,6 @@ describe('supervisor failures never fail the run', () => {
     const run = new AbortController();
     const warnings: unknown[] = [];
     const control = supervisor(CONFIG, {
-      runId: 'run_1',
       resolveJudge: async () => stub.judge,
       signal: run.signal,
       logger: { warn: (...args: unknown[]) => void warnings.push(args) },
@@ -477,7 +474,6 @@ describe('supervisor in the turn loop', () => {
         const control = supervisor(
           { interval: 100, modelId: undefined, reasoningTrigger: { chars: 1, ms: 60_000 } },
           {
-            runId: 'run_1',
             resolveJudge: async () => stub.judge,
             signal: new AbortController().signal,
             logger: { warn: () => assert.fail('no warning') },

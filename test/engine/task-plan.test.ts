@@ -678,8 +678,9 @@ describe('plan-only runs on the turn loop (real loop, store, bus and mock model)
         assert.equal(terminal.data.text, '1. Look up a\n2. Report it');
         assert.deepEqual(terminal.data.tokens, zeroUsage());
         assert.equal(terminal.data.turns, 0);
+        // The run's id is bound by the run's logger (runLogger), not repeated in the line's fields.
         assert.deepEqual(stub.logged, [
-          { runId: 'run_planonly', usageSurface: 'task_planning', model: 'mock/echo', tokens: stub.usage },
+          { usageSurface: 'task_planning', model: 'mock/echo', tokens: stub.usage },
         ]);
       }),
   );

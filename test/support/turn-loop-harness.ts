@@ -183,7 +183,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
     // A test's own pipeline, else the one the run's spec asks for, with the context the worker gives
     // it: the supervisor's judge and a plan-only run's planner call models through the same port,
     // the judge on the run's own model when the setting names none (the workspace default there).
-    controlsFor: (run, signal) => {
+    controlsFor: (run, signal, runLog) => {
       const pipeline = pipelines.get(run.id);
       if (pipeline === undefined) throw new Error(`no controls registered for run ${run.id}`);
       if (pipeline !== 'from_spec') return pipeline;
@@ -196,7 +196,7 @@ export async function openLoopHarness(): Promise<LoopHarness> {
         runId: run.id,
         workspaceId: run.workspaceId,
         signal,
-        logger,
+        logger: runLog,
         judges: supervisorJudges({ models: modelPort, resolver: { resolve } }),
         planner: taskPlanner(modelPort),
       });

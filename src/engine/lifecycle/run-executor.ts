@@ -25,6 +25,8 @@ import { noMetrics } from '../ports/metrics.ts';
 import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
+import { logRunFinished } from './run-end-line.ts';
+import { runLogger } from './run-logger.ts';
 
 export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
@@ -33,12 +35,14 @@ export interface RunExecutorDeps extends TurnLoopDeps {
   dispatcher: RunDispatcher;
   /**
    * The run controls of a run (`controlPipelineFor` its spec); `signal` aborts when the run is
-   * cancelled or its execution stops (a control's own model calls give up then).
+   * cancelled or its execution stops (a control's own model calls give up then); `logger` is the
+   * run's.
    */
-  controlsFor(run: Run, signal: AbortSignal): ControlPipeline;
+  controlsFor(run: Run, signal: AbortSignal, logger: Logger): ControlPipeline;
   events: EventStore;
   writer: EventLogWriter;
   signals: RunSignals;
+  /** The service's logger; a run's lines go through its child (`runLogger`). */
   logger: Logger;
   /** Aborted when the process stops: runs in progress are handed over (or left for a restart). */
   shutdown: AbortSignal;
@@ -73,9 +77,10 @@ export const DEFAULT_STORE_OUTAGE_LIMIT_MS = 5 * 60_000;
  */
 const STORE_OUTAGE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 500, maxDelayMs: 5000 };
 
-/** Whether an attempt got as far as claiming the run (the store answered then). */
+/** Whether an attempt got as far as claiming the run (the store answered then), and the run it claimed. */
 interface AttemptProgress {
   claimed: boolean;
+  run?: Run;
 }
 
 const WORKER_ERROR: RunFailure = {
@@ -118,6 +123,7 @@ export class RunExecutor {
     let failures = 0;
     let outageRetries = 0;
     let outageSince: number | undefined;
+    let claimedRun: Run | undefined;
     for (;;) {
       const progress: AttemptProgress = { claimed: false };
       let waitMs: number;
@@ -125,6 +131,9 @@ export class RunExecutor {
         return await this.#executeOnce(job, progress);
       } catch (error) {
         if (shutdown.aborted) return 'handed_over';
+        claimedRun = progress.run ?? claimedRun;
+        // Before any attempt claimed the run it is known by its id only.
+        const log = claimedRun ? runLogger(logger, claimedRun) : logger.child({ runId: job.runId });
         // Events of the failed try still queued behind a failed commit are dropped; the next try
         // continues from the log.
         await this.#deps.writer.recover(job.runId);
@@ -135,24 +144,21 @@ export class RunExecutor {
             outageRetries = 0;
           }
           if (Date.now() - outageSince >= outageLimitMs) {
-            logger.error({ runId: job.runId, err: error }, 'the store stayed unavailable; ending the run');
+            log.error({ err: error }, 'the store stayed unavailable; ending the run');
             return await this.#endWhenStoreReturns(job, storeUnavailable(outageLimitMs));
           }
-          logger.warn(
-            { runId: job.runId, store: error.store, retry: outageRetries + 1 },
+          log.warn(
+            { store: error.store, retry: outageRetries + 1 },
             'the run halted: its store does not answer; it is taken up again from its log',
           );
           waitMs = backoffDelayMs(STORE_OUTAGE_BACKOFF, Math.min(outageRetries++, 16));
         } else {
           if (failures >= executionRetry.maxRetries) {
-            logger.error({ runId: job.runId, err: error }, 'running the run failed; giving up');
+            log.error({ err: error }, 'running the run failed; giving up');
             await this.#abandon(job, WORKER_ERROR);
             return 'done';
           }
-          logger.error(
-            { runId: job.runId, err: error, retry: failures + 1 },
-            'running the run failed; retrying',
-          );
+          log.error({ err: error, retry: failures + 1 }, 'running the run failed; retrying');
           waitMs = backoffDelayMs(executionRetry, failures++);
         }
       }
@@ -195,15 +201,21 @@ export class RunExecutor {
       () => undefined,
       this.#deps.fenceWrites ? attempt : undefined,
     );
-    this.#finished(run, await endWithError(emitter, run, failure));
+    this.#finished(run, await endWithError(emitter, run, failure), runLogger(this.#deps.logger, run));
     await this.#deps.dispatcher.slotFreed(run.workspaceId);
   }
 
-  /** Counts a run whose terminal event is written: its status and time since creation. */
-  #finished(run: Run, terminal: TerminalEvent): void {
+  /**
+   * A run whose terminal event is written: counted (its status and time since creation) and logged
+   * in its one end line. Called only by the attempt whose write of the terminal event landed, so
+   * once per run whatever the attempts and takeovers before it.
+   */
+  #finished(run: Run, terminal: TerminalEvent, log: Logger): void {
     const { status } = terminal.outcome;
     if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
-    this.#metrics.runFinished(run.workspaceId, status, secondsSince(run.createdAt));
+    const durationMs = Math.max(0, Date.now() - Date.parse(run.createdAt));
+    this.#metrics.runFinished(run.workspaceId, status, durationMs / 1000);
+    logRunFinished(log, status, terminal, durationMs);
   }
 
   get #metrics(): RunMetrics {
@@ -233,14 +245,16 @@ export class RunExecutor {
       if (!claimed) return 'done';
       progress.claimed = true;
       const { run, attempt } = claimed;
+      progress.run = run;
+      const log = runLogger(logger, run);
       if (attempt === 1) this.#metrics.runQueueWait(secondsSince(run.createdAt));
       this.#metrics.runExecuting(1);
       executing = true;
       if (run.cancelRequestedAt) abort.abort(new RunCancelled());
-      else cancelCheck = this.#checkCancelRequest(run, abort);
+      else cancelCheck = this.#checkCancelRequest(run, abort, log);
       // The first attempt finds an empty log: nobody else could have written to it.
       const lastSeq = attempt === 1 ? 0 : await events.lastSeq(run.id);
-      logger.info({ runId: run.id, attempt, resumingAfterSeq: lastSeq }, 'run started');
+      log.info({ attempt, resumingAfterSeq: lastSeq }, 'run started');
       const emitter = new RunEmitter(
         writer,
         run.id,
@@ -256,22 +270,24 @@ export class RunExecutor {
             ...WORKER_ERROR,
             message: 'the run was interrupted and could not be resumed; create it again',
           }),
+          log,
         );
         await this.#deps.dispatcher.slotFreed(run.workspaceId);
         return 'done';
       }
 
+      // The run's execution context: what the loop, its tools and its controls log carries the run.
       const loop = new TurnLoop(
-        this.#deps,
+        { ...this.#deps, logger: log },
         run,
-        this.#deps.controlsFor(run, abort.signal),
+        this.#deps.controlsFor(run, abort.signal, log),
         emitter,
         { abort: abort.signal, stop: stop.signal },
         start,
       );
       const end = await loop.execute();
       if (abort.signal.reason instanceof ServiceShutdown) {
-        logger.info({ runId: run.id, attempt }, 'run handed over');
+        log.info({ attempt }, 'run handed over');
         return 'handed_over';
       }
       if (emitter.fencedOut) return 'done';
@@ -280,7 +296,7 @@ export class RunExecutor {
       const outage = storeOutageOf(emitter.failure);
       if (outage) throw outage;
       if (end.kind === 'parked') {
-        await this.#park(run, attempt, emitter, end);
+        await this.#park(run, attempt, emitter, end, log);
         return 'done';
       }
       const terminal = end.event;
@@ -295,15 +311,15 @@ export class RunExecutor {
         if (isStoreUnavailable(error)) throw error;
         // Renumber after what the log really holds and write the terminal event once more, unless
         // the failure was only reported and the commit did write it.
-        logger.error({ runId: run.id, err: error }, 'writing the terminal event failed; retrying');
+        log.error({ err: error }, 'writing the terminal event failed; retrying');
         await emitter.resync(readLastSeq);
         if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) {
-          this.#finished(run, terminal);
+          this.#finished(run, terminal, log);
           return 'done';
         }
         await emitter.end(terminal, session);
       }
-      this.#finished(run, terminal);
+      this.#finished(run, terminal, log);
       await this.#deps.dispatcher.slotFreed(run.workspaceId);
       return 'done';
     } finally {
@@ -319,26 +335,26 @@ export class RunExecutor {
    * durable, woken by an answer or its deadline. An answer that landed after the loop's last read
    * found the run not parked yet, so it is looked for again now.
    */
-  async #park(run: Run, attempt: number, emitter: RunEmitter, parked: RunParked): Promise<void> {
-    const { dispatcher, toolCalls, logger } = this.#deps;
+  async #park(run: Run, attempt: number, emitter: RunEmitter, parked: RunParked, log: Logger): Promise<void> {
+    const { dispatcher, toolCalls } = this.#deps;
     await emitter.durable();
     if (!(await dispatcher.park(run.id, attempt, parked.wakeAt))) return;
-    logger.info({ runId: run.id, attempt, wakeAt: new Date(parked.wakeAt).toISOString() }, 'run parked');
+    log.info({ attempt, wakeAt: new Date(parked.wakeAt).toISOString() }, 'run parked');
     const calls = await toolCalls.find(run.id, parked.waitingFor);
     if (calls.some((call) => call.status !== 'pending')) await dispatcher.wake(run.id);
     await dispatcher.slotFreed(run.workspaceId);
   }
 
   /** Reads the run's stored cancel request every `cancelCheckMs`, for a cancel signal that got lost. */
-  #checkCancelRequest(run: Run, abort: AbortController): NodeJS.Timeout | undefined {
-    const { cancelCheckMs, runs, logger } = this.#deps;
+  #checkCancelRequest(run: Run, abort: AbortController, log: Logger): NodeJS.Timeout | undefined {
+    const { cancelCheckMs, runs } = this.#deps;
     if (cancelCheckMs === undefined) return undefined;
     const timer = setInterval(() => {
       runs.findState(run.workspaceId, run.id).then(
         (state) => {
           if (state?.cancelRequestedAt && !abort.signal.aborted) abort.abort(new RunCancelled());
         },
-        (error: unknown) => logger.warn({ runId: run.id, err: error }, 'reading the cancel request failed'),
+        (error: unknown) => log.warn({ err: error }, 'reading the cancel request failed'),
       );
     }, cancelCheckMs);
     timer.unref();

@@ -20,7 +20,6 @@ export interface ModelTurnCallerDeps {
 }
 
 export interface TurnCallRun {
-  runId: string;
   emitter: RunEmitter;
   emit: EmitEvent;
   tally: UsageTally;
@@ -130,7 +129,7 @@ export class ModelTurnCaller {
           throw failure ?? new ModelTurnError(error.failure, replayedText, true);
         }
         this.#deps.logger.info(
-          { runId: run.runId, errorClass: error.failure.errorClass, retry: retry + 1, delayMs: delay },
+          { errorClass: error.failure.errorClass, retry: retry + 1, delayMs: delay },
           'retrying model call',
         );
         await sleep(delay, undefined, { signal: run.abort }).catch(() => {

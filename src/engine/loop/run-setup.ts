@@ -2,6 +2,7 @@ import type { Run } from '../../domain/run.ts';
 import type {
   FileStore,
   ModelResolver,
+  RunToolLog,
   SchemaValidator,
   ServerCallStore,
   SessionStore,
@@ -30,6 +31,8 @@ export interface RunSetupDeps {
   toolCalls: ToolCallStore;
   serverCalls: ServerCallStore;
   files: FileStore;
+  /** The run's logger: its tools warn through it. */
+  logger: RunToolLog;
 }
 
 /** What a run's turns share, resolved when its execution starts. */
@@ -62,6 +65,7 @@ export async function setUpRun(
     workspaceId: run.workspaceId,
     agentId: run.agentId,
     signal,
+    logger: deps.logger,
   });
   const declared = opened.tools;
   let conversation: Conversation;

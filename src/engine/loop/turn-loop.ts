@@ -82,7 +82,6 @@ export class TurnLoop {
     this.#history = [...start.history];
     this.#retained = [...start.retained];
     this.#caller = new ModelTurnCaller(deps, {
-      runId: run.id,
       emitter,
       emit: roundEmitter(emitter),
       tally: this.#tally,
@@ -112,7 +111,7 @@ export class TurnLoop {
     }
     const cancelled = this.#signals.abort.reason instanceof RunCancelled;
     if (outcome.kind === 'stopped' && !cancelled && isUnexpectedStop(outcome.error)) {
-      this.#deps.logger.error({ runId: this.#run.id, err: outcome.error }, 'run failed unexpectedly');
+      this.#deps.logger.error({ err: outcome.error }, 'run failed unexpectedly');
     }
     const event = terminalEventFor(outcome, this.#tally.tally, {
       cancelled,

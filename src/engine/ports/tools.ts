@@ -84,9 +84,15 @@ export interface OpenedRunTools {
   close(): Promise<void>;
 }
 
+/** Where a run's tools write their warnings: the run's logger, so each line carries the run. */
+export interface RunToolLog {
+  warn(fields: object, message: string): void;
+}
+
 export interface RunToolScope {
   runId: string;
   workspaceId: string;
   agentId: string | null;
   signal: AbortSignal;
+  logger: RunToolLog;
 }

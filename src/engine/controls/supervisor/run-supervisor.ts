@@ -18,7 +18,6 @@ export function supervisorControls(
   if (!config || !context) return [];
   return [
     supervisor(config, {
-      runId: context.runId,
       resolveJudge: () => context.judges.judgeFor(context.workspaceId, config.modelId),
       signal: context.signal,
       logger: context.logger,

@@ -10,7 +10,6 @@ import type { SupervisorConfig } from './supervisor-setting.ts';
 export const REVIEW_TIMEOUT_MS = 60_000;
 
 export interface SupervisorDeps {
-  runId: string;
   /** The run's judge; asked for when the run's first turn starts (its model resolved then). */
   resolveJudge(): Promise<RunJudge>;
   /** Aborted when the run is cancelled or stops: a review in flight is abandoned. */
@@ -64,7 +63,7 @@ export function supervisor(config: SupervisorConfig, deps: SupervisorDeps): RunC
   function runJudge(): Promise<RunJudge | undefined> {
     resolvedJudge ??= deps.resolveJudge().catch((error: unknown) => {
       deps.logger.warn(
-        { runId: deps.runId, err: error },
+        { err: error },
         'the supervisor’s judge model did not resolve: the run goes on without reviews',
       );
       return undefined;
@@ -88,14 +87,14 @@ export function supervisor(config: SupervisorConfig, deps: SupervisorDeps): RunC
     } catch (error) {
       // Cancelled or stopping: not the judge's failure.
       if (!deps.signal.aborted) {
-        deps.logger.warn({ runId: deps.runId, phase, err: error }, 'a supervisor review failed: skipped');
+        deps.logger.warn({ phase, err: error }, 'a supervisor review failed: skipped');
       }
       return undefined;
     }
     context.reportUsage(outcome.usage);
     const { verdict } = outcome;
     if (!verdict) {
-      deps.logger.warn({ runId: deps.runId, phase }, 'the supervisor’s judge gave no valid verdict: skipped');
+      deps.logger.warn({ phase }, 'the supervisor’s judge gave no valid verdict: skipped');
       return undefined;
     }
     state.pending = pendingOf(verdict);

@@ -183,7 +183,7 @@ export class TaskPlanControl implements RunControl {
       context.signal,
     );
     context.logger.info(
-      { runId: context.runId, usageSurface: 'task_planning', model: model.id, tokens: usage },
+      { usageSurface: 'task_planning', model: model.id, tokens: usage },
       'plan-only run: planner usage',
     );
     if (!drafted) throw new ControlFailure('unknown', 'the planner’s reply was not a plan');

@@ -11,6 +11,7 @@ import type { Run } from '../../../domain/run.ts';
 import type { CancelledData, ErrorData, ResultData } from '../../../domain/run-events.ts';
 import type { HostedAgents } from '../../../engine/lifecycle/hosted-agents.ts';
 import type { RunService } from '../../../engine/lifecycle/run-service.ts';
+import { runLogger } from '../../../engine/lifecycle/run-logger.ts';
 import { METADATA_VALUE_MAX_CHARS } from '../../schemas/limits.ts';
 import { agentMessage, messageText, taskStatus, textPart, usageMetadata } from './agent-messages.ts';
 import { hostedCallOf, type HostedCall } from './hosted-call.ts';
@@ -169,7 +170,7 @@ export class HostedAgentExecutor implements AgentExecutor {
       }
     } catch (error) {
       if (!this.#deps.shutdown.aborted) {
-        this.#deps.logger.error({ err: error, runId: run.id }, 'following a hosted agent run failed');
+        runLogger(this.#deps.logger, run).error({ err: error }, 'following a hosted agent run failed');
       }
     }
     return { type: 'left' };
