@@ -2,6 +2,7 @@ import type { Run } from '../../domain/run.ts';
 import type {
   FileStore,
   ModelResolver,
+  RunMetrics,
   SchemaValidator,
   ServerCallStore,
   SessionStore,
@@ -29,6 +30,8 @@ export interface RunSetupDeps {
   sessionHistory: Pick<SessionStore, 'history'>;
   toolCalls: ToolCallStore;
   serverCalls: ServerCallStore;
+  /** Counts client tool calls that time out or end with a cancelled run (none counted when absent). */
+  metrics?: RunMetrics;
   files: FileStore;
 }
 
