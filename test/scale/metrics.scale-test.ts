@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
-import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
+import type { FakeProviderServer, ScriptedUsage } from '../fakes/scripted-reply.ts';
 import { answerJson, startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
 import { moved, movedInAll, sample, scrape, type Labels, type Scrape } from '../support/prometheus-scrape.ts';
 import { openSse, type SseFrame } from '../support/sse-client.ts';
@@ -10,7 +10,7 @@ import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
 
 const RUNS = 4;
 /** Each run's turns: an HTTP tool call, a local tool call, then the reply; what the fake reports for each. */
-const TURN_USAGE = [
+const TURN_USAGE: [ScriptedUsage, ScriptedUsage, ScriptedUsage] = [
   { inputTokens: 10, outputTokens: 4 },
   { inputTokens: 15, outputTokens: 6 },
   { inputTokens: 20, outputTokens: 3 },
@@ -156,7 +156,7 @@ describe('scale-out metrics: each API and worker process counts its own part, on
     onWorkers('agent_runs_model_calls_total', { ...MODEL, outcome: 'ok' }, 3 * RUNS);
     onWorkers('agent_runs_model_call_duration_seconds', { provider: 'anthropic' }, 3 * RUNS);
     const sum = (field: 'inputTokens' | 'outputTokens') =>
-      RUNS * TURN_USAGE.reduce((tokens, usage) => tokens + usage[field], 0);
+      RUNS * TURN_USAGE.reduce((tokens, usage) => tokens + (usage[field] ?? 0), 0);
     onWorkers('agent_runs_tokens_total', { ...MODEL, type: 'input' }, sum('inputTokens'));
     onWorkers('agent_runs_tokens_total', { ...MODEL, type: 'output' }, sum('outputTokens'));
     onWorkers('agent_runs_tool_calls_total', { kind: 'svc', outcome: 'ok' }, RUNS);
