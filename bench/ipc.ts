@@ -5,9 +5,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 /**
  * `usage`: the child's CPU and memory; `reset-peak`: start a new peak-RSS window; `gc`: a full
  * garbage collection (when the child runs with --expose-gc), then `usage`. The fake provider also
- * answers `timings`, `reset`, `peaks` and `release` (see fake-provider-process.ts).
+ * answers `timings`, `reset`, `peaks` and `release` (see fake-provider-process.ts), the OTLP
+ * receiver `exports` (see otlp-receiver-process.ts).
  */
-export type ChildCommand = 'usage' | 'reset-peak' | 'gc' | 'timings' | 'reset' | 'peaks' | 'release' | 'stop';
+export type ChildCommand =
+  'usage' | 'reset-peak' | 'gc' | 'timings' | 'reset' | 'peaks' | 'release' | 'exports' | 'stop';
 
 export interface ChildRequest {
   id: number;

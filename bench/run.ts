@@ -31,8 +31,17 @@ import {
 import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
 import { measureToolRoundTrip } from './tool-round-trip.ts';
 import { runScaleBenchmark } from './scale.ts';
+import type { OtlpProtocol } from './setup.ts';
+import { TracingSide } from './tracing.ts';
+import {
+  tracingLine,
+  tracingMarkdown,
+  tracingSummary,
+  tracingTargets,
+  type TracingResult,
+} from './tracing-report.ts';
 
-const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--scale]
+const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--tracing] [--scale]
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100,
                  3000 at c=1000, else 300; never fewer than the level's concurrency)
   --levels L     comma-separated concurrency levels (default 1,10,100,100s,1000; "none": no levels); a
@@ -48,6 +57,11 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,100
   --model-threads N  the service's AGENT_RUNS_MODEL_THREADS (default: its own default, cores - 1 up to 4)
   --controls C   the run controls of every service run: defaults (the spec's defaults: loop detection,
                  tool budgets, the tool-turn cap) or off (loopDetection false, toolBudgets {})
+  --tracing      also measure every level on a second service process with tracing on, exporting to a
+                 local OTLP/HTTP receiver (its own process on 127.0.0.1) through OTEL_EXPORTER_OTLP_ENDPOINT:
+                 service CPU per run off / on side by side, and the spans and export requests received
+                 (levels only: not with --scale)
+  --tracing-protocol P   the traced service's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: http/protobuf (default) or http/json
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
 const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500, 1000: 3000 };
@@ -66,6 +80,8 @@ const { values: args } = parseArgs({
     'model-threads': { type: 'string' },
     scale: { type: 'boolean', default: false },
     controls: { type: 'string', default: 'defaults' },
+    tracing: { type: 'boolean', default: false },
+    'tracing-protocol': { type: 'string', default: 'http/protobuf' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -94,12 +110,14 @@ if (
     Number.isNaN(value),
   ) ||
   parsedLevels.some((level) => level === undefined) ||
-  (args.controls !== 'defaults' && args.controls !== 'off')
+  (args.controls !== 'defaults' && args.controls !== 'off') ||
+  !isOtlpProtocol(args['tracing-protocol'])
 ) {
   console.error(USAGE);
   process.exit(2);
 }
 const levels = parsedLevels as LoadLevel[];
+const tracingProtocol = args['tracing-protocol'];
 const maxConcurrency = Math.max(0, ...levels.map((level) => level.concurrency));
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -120,12 +138,14 @@ if (ourLimit !== undefined && ourLimit < filesNeeded) {
 
 const startedAt = performance.now();
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
-const processes = await startBenchProcesses({
-  ...(profileDir && { profileDir }),
+const serviceOptions = {
   ...(modelThreads !== undefined && { modelThreads }),
   // Every run of the largest level at once, and the runs still finishing when their clients start the next.
   workerConcurrency: Math.min(10_000, Math.max(256, 2 * maxConcurrency)),
-});
+};
+const specExtras = args.controls === 'off' ? { loopDetection: false, toolBudgets: {} } : undefined;
+const processes = await startBenchProcesses({ ...(profileDir && { profileDir }), ...serviceOptions });
+let tracing: TracingSide | undefined;
 try {
   const { fake, service, target, scenario } = processes;
   log(scenario);
@@ -133,15 +153,19 @@ try {
     `service pid ${service.pid} at ${service.url}; fake provider pid ${fake.pid} at ${fake.url}; ` +
       `open files allowed: load generator ${ourLimit ?? 'unknown'}, service ${openFilesLimit(service.pid) ?? 'unknown'}, fake ${openFilesLimit(fake.pid) ?? 'unknown'}`,
   );
-  const bench = new Bench(fake, service, {
-    ...target,
-    ...(args.controls === 'off' && { specExtras: { loopDetection: false, toolBudgets: {} } }),
-  });
+  const bench = new Bench(fake, service, { ...target, ...(specExtras && { specExtras }) });
+  if (args.tracing) {
+    tracing = await TracingSide.start(processes, tracingProtocol, serviceOptions, specExtras);
+    log(
+      `tracing on: a second service, pid ${tracing.pid}, exports spans (OTLP ${tracingProtocol}) to the receiver at ${tracing.receiverUrl}`,
+    );
+  }
 
   log('warming up: 20 runs on each side at concurrency 5');
   bench.group('warm-up');
   await runLoad(5, 20, bench.run('direct'));
   await runLoad(5, 20, bench.run('service'));
+  await tracing?.warmUp();
 
   const results: LevelResult[] = [];
   const windows: Window[] = [];
@@ -158,6 +182,11 @@ try {
     const level = levelResult(load, direct, viaService);
     results.push(level);
     out(`\n${levelTable(level)}`);
+    if (tracing) {
+      log(`${levelName(load)}: ${total} runs through the service with tracing on…`);
+      const traced = await tracing.measure(load, total, processes.runDurationMs, direct, level);
+      out(`  ${tracingLine(traced, tracingProtocol)}`);
+    }
     log(`load generator sockets open: ${agentSockets()}`);
   }
 
@@ -169,6 +198,13 @@ try {
   const idleCpu = cpuMs(idle0.cpu, idle1.cpu);
   const idleCpuMsPerSec = ((idleCpu.user + idleCpu.system) * 1000) / IDLE_WINDOW_MS;
   out(`\nservice idle CPU after the load: ${idleCpuMsPerSec.toFixed(2)} ms per second`);
+
+  let tracingResult: TracingResult | undefined;
+  if (tracing) {
+    log('stopping the traced service and reading what the OTLP receiver got');
+    tracingResult = await tracing.finish();
+    out(`\n${tracingSummary(tracingResult)}`);
+  }
 
   log('stopping the service and checking the event log');
   await processes.stopService();
@@ -201,8 +237,14 @@ try {
     }
   }
 
-  const checks = evaluateTargets(results, durability, idle ?? idleError);
-  const table = markdown(results, checks, scenario, idle);
+  const checks = [
+    ...evaluateTargets(results, durability, idle ?? idleError),
+    ...(tracingResult ? tracingTargets(tracingResult) : []),
+  ];
+  const table = [
+    markdown(results, checks, scenario, idle),
+    ...(tracingResult ? [tracingMarkdown(tracingResult)] : []),
+  ].join('\n\n');
 
   let profileFiles: string[] | undefined;
   let profileText: string | undefined;
@@ -234,6 +276,7 @@ try {
       idleCpuMsPerSec,
       durability,
       idleSubscribers: idle ?? (idleError === undefined ? undefined : { error: idleError }),
+      tracing: tracingResult,
       targets: checks,
       markdown: table,
       minutes,
@@ -246,5 +289,10 @@ try {
     if (profileText) out(`\n${profileText}\n`);
   }
 } finally {
+  await tracing?.close();
   await processes.close();
+}
+
+function isOtlpProtocol(value: string): value is OtlpProtocol {
+  return value === 'http/protobuf' || value === 'http/json';
 }

@@ -32,7 +32,12 @@ export interface ServiceOptions {
   exposeGc?: boolean;
   /** Also register the fake's holding endpoint as provider `hold` (model `hold/held`). */
   holdProvider?: boolean;
+  /** Tracing on, exporting over OTLP/HTTP to this endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`) in this protocol. */
+  tracing?: { endpoint: string; protocol: OtlpProtocol };
 }
+
+/** The OTLP/HTTP encodings of `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` (extensions §3). */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export interface BenchProcesses extends ServiceUnderTest {
   fake: BenchChild;
@@ -48,12 +53,15 @@ export interface BenchProcesses extends ServiceUnderTest {
   close(): Promise<void>;
 }
 
-/** The service's environment: only what the bench sets, none of the caller's service settings. */
+/**
+ * The service's environment: only what the bench sets, none of the caller's service settings (nor
+ * their `OTEL_*` variables: tracing is on only where the bench turns it on).
+ */
 function serviceEnv(databasePath: string, adminToken: string, options: ServiceOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (
-      /^(AGENT_RUNS_|BENCH_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$|OPENAI_|ANTHROPIC_|GOOGLE_)/.test(
+      /^(AGENT_RUNS_|BENCH_|OTEL_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$|OPENAI_|ANTHROPIC_|GOOGLE_)/.test(
         name,
       )
     )
@@ -70,6 +78,10 @@ function serviceEnv(databasePath: string, adminToken: string, options: ServiceOp
     AGENT_RUNS_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 256),
     ...(options.modelThreads !== undefined && { AGENT_RUNS_MODEL_THREADS: String(options.modelThreads) }),
     ...(options.heartbeatMs !== undefined && { BENCH_HEARTBEAT_MS: String(options.heartbeatMs) }),
+    ...(options.tracing && {
+      OTEL_EXPORTER_OTLP_ENDPOINT: options.tracing.endpoint,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: options.tracing.protocol,
+    }),
     LOG_LEVEL: 'silent',
   };
 }

@@ -71,20 +71,20 @@ export class PrometheusMetrics implements MetricsExposition {
   });
   private readonly toolCalls = new Counter({
     name: 'agent_runs_tool_calls_total',
-    help: 'Server-executed tool calls, by tool ref kind and outcome.',
+    help: 'Tool calls (server-executed, and client-resolved from local_tool_call to result), by tool ref kind and outcome.',
     labelNames: ['kind', 'outcome'],
     registers: [this.registry],
   });
   private readonly toolDuration = new Histogram({
     name: 'agent_runs_tool_call_duration_seconds',
-    help: 'Server-executed tool call duration, by tool ref kind.',
+    help: 'Tool call duration (a client-resolved call: from local_tool_call to its result), by tool ref kind.',
     labelNames: ['kind'],
     buckets: SECONDS_BUCKETS,
     registers: [this.registry],
   });
   private readonly sseOpen = new Gauge({
     name: 'agent_runs_sse_streams_open',
-    help: 'SSE streams open on this process.',
+    help: 'SSE streams open on this process (run streams and hosted A2A streams).',
     registers: [this.registry],
   });
   private readonly rateLimitedCount = new Counter({

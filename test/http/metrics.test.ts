@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import type { PrometheusFamily } from 'parse-prometheus-text-format';
+import { createAgent, endpointPath, sendBody } from '../a2a/a2a-support.ts';
 import { SCALE_OUT } from '../support/deployment.ts';
 import { answerJson, startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
+import {
+  moved,
+  movedInAll,
+  parsed,
+  sample,
+  scrape,
+  seriesMoved,
+  type Scrape,
+} from '../support/prometheus-scrape.ts';
 import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
 import { bearer, createWorkspaceWithKey, startTestServer } from '../support/test-server.ts';
-import { eventually } from '../support/waits.ts';
+import { readAll } from '../support/sse-client.ts';
+import { deferred, eventually } from '../support/waits.ts';
 
 const LOOPBACK = { AGENT_RUNS_FETCH_ALLOW: '127.0.0.0/8,::1/128' };
 
@@ -30,41 +41,6 @@ const TABLE: Record<string, PrometheusFamily['type']> = {
   agent_runs_scheduled_runs_total: 'COUNTER',
 };
 
-/** A scrape: the parsed families, and the text (for histograms, whose labels the parser drops). */
-interface Scrape {
-  families: PrometheusFamily[];
-  text: string;
-}
-
-function parsed(text: string): Scrape {
-  return { families: parsePrometheusTextFormat(text), text };
-}
-
-/**
- * The value of one counter or gauge sample, or a histogram's `_count` for these labels: 0 when the
- * series does not exist yet. parse-prometheus-text-format 1.1.1 keeps only the buckets of a labelled
- * histogram, so a histogram's count is read from its `_count` line of the text.
- */
-function sample(scrape: Scrape, name: string, labels: Record<string, string> = {}): number {
-  const family = scrape.families.find((entry) => entry.name === name);
-  assert.ok(family, `${name} is exported`);
-  const matches = (found: Record<string, string>) =>
-    Object.entries(labels).every(([label, value]) => found[label] === value);
-  if (family.type === 'HISTOGRAM') {
-    for (const line of scrape.text.split('\n')) {
-      const count = new RegExp(`^${name}_count(?:\\{(.*)\\})? (\\S+)$`).exec(line);
-      if (!count) continue;
-      const found = Object.fromEntries(
-        [...(count[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, label, value]) => [label, value]),
-      );
-      if (matches(found)) return Number(count[2]);
-    }
-    return 0;
-  }
-  const found = family.metrics.find((metric) => matches(metric.labels ?? {}));
-  return found ? Number(found.value) : 0;
-}
-
 async function scrapeText(url: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { headers });
 }
@@ -76,24 +52,20 @@ describe('Prometheus metrics', { timeout: 120_000 }, () => {
   let scrapeApi: () => Promise<Scrape>;
   /** The metrics of the process that executes runs (scale-out: the worker's management listener). */
   let scrapeWorker: () => Promise<Scrape>;
+  /** The metrics of each process once (embedded: the one process; scale-out: the API, then the worker). */
+  let scrapeEach: () => Promise<Scrape[]>;
   before(async () => {
     tools = await startHttpToolServer();
     fixture = await startRunFixture('openai-chat', { env: { ...LOOPBACK, AGENT_RUNS_METRICS_PORT: '0' } });
     const { server } = fixture;
-    scrapeApi = async () => {
-      const response = await scrapeText(`${server.baseUrl}/metrics`, bearer(server.adminToken));
-      assert.equal(response.status, 200);
-      return parsed(await response.text());
-    };
+    scrapeApi = () => scrape(server.baseUrl, bearer(server.adminToken));
     // Scale-out: the worker process executes runs, and its counts are on its own management listener.
     assert.equal(server.workerMetricsUrl !== undefined, SCALE_OUT);
     const executing = server.workerMetricsUrl ?? server.managementUrl;
     assert.ok(executing, 'AGENT_RUNS_METRICS_PORT opens a management listener');
-    scrapeWorker = async () => {
-      const response = await scrapeText(`${executing}/metrics`);
-      assert.equal(response.status, 200);
-      return parsed(await response.text());
-    };
+    scrapeWorker = () => scrape(executing);
+    scrapeEach = async () =>
+      server.workerMetricsUrl === undefined ? [await scrapeApi()] : [await scrapeApi(), await scrapeWorker()];
   });
   after(async () => {
     await fixture.close();
@@ -146,8 +118,6 @@ describe('Prometheus metrics', { timeout: 120_000 }, () => {
       tools: [{ kind: 'svc', id: created.body.id }],
     });
 
-    const moved = (before: Scrape, after: Scrape, name: string, labels: Record<string, string> = {}) =>
-      sample(after, name, labels) - sample(before, name, labels);
     const model = { provider: 'fakeopenai', model: 'fake-model' };
     // The worker counts a finished run once its terminal event is written: the stream may end first.
     await eventually(
@@ -272,6 +242,189 @@ describe('Prometheus metrics', { timeout: 120_000 }, () => {
       assert.equal(ready.status, 200);
       assert.equal(((await ready.json()) as { status: string }).status, 'ready');
     }
+  });
+
+  /** Posts a client tool call's answer to the run's tool-results endpoint, which must accept it. */
+  async function answerCall(runId: string, body: Record<string, unknown>): Promise<void> {
+    const posted = await fixture.server.request('POST', `${fixture.ws}/agent-runs/${runId}/tool-results`, {
+      body,
+      headers: fixture.headers,
+    });
+    assert.equal(posted.status, 200, JSON.stringify(posted.body));
+  }
+  const LOOKUP = { kind: 'local', name: 'lookup', parameters: { type: 'object', properties: {} } };
+  const OUTCOMES = ['ok', 'error', 'timeout', 'cancelled'] as const;
+  /** How each outcome of `kind` moved, summed over the processes (each is counted by one process). */
+  const toolCallsMoved = (before: Scrape[], after: Scrape[], kind: string) =>
+    Object.fromEntries(
+      OUTCOMES.map((outcome) => [
+        outcome,
+        movedInAll(before, after, 'agent_runs_tool_calls_total', { kind, outcome }),
+      ]),
+    );
+  const durationsMoved = (
+    before: Scrape[],
+    after: Scrape[],
+    series: string,
+    labels: Record<string, string>,
+  ) => before.reduce((sum, scraped, index) => sum + seriesMoved(scraped, after[index]!, series, labels), 0);
+
+  it("a client tool call counts once by its client kind when its answer comes: ok, or error from the answer's error flag", async () => {
+    const before = await scrapeEach();
+    fixture.fake.enqueue(
+      { toolCalls: [{ id: 'call_l', name: 'lookup', input: {} }] },
+      { toolCalls: [{ id: 'call_m', name: 'search', input: {} }] },
+      { text: ['Done.'] },
+    );
+    const run = await fixture.startRun({
+      systemPrompt: 's',
+      prompt: 'look it up',
+      tools: [LOOKUP, { kind: 'mcp_local', name: 'docs', tools: [{ name: 'search' }] }],
+    });
+    const lookup = await run.waitFor((frame) => frame.data.data.name === 'lookup', 'the lookup call');
+    await answerCall(run.runId, { toolUseId: lookup.data.data.toolUseId, result: 'found' });
+    const search = await run.waitFor((frame) => frame.data.data.name === 'search', 'the search call');
+    assert.equal(search.data.type, 'local_tool_call');
+    assert.equal(search.data.data.kind, 'mcp_local');
+    await answerCall(run.runId, { toolUseId: search.data.data.toolUseId, error: 'no such page' });
+    assert.equal((await run.ended).at(-1)?.data.type, 'result');
+    // An answer to a call already answered is refused and counts nothing.
+    const again = await fixture.server.request('POST', `${fixture.ws}/agent-runs/${run.runId}/tool-results`, {
+      body: { toolUseId: search.data.data.toolUseId, result: 'again' },
+      headers: fixture.headers,
+    });
+    assert.notEqual(again.status, 200);
+
+    const after = await scrapeEach();
+    assert.deepEqual(toolCallsMoved(before, after, 'local'), { ok: 1, error: 0, timeout: 0, cancelled: 0 });
+    assert.deepEqual(toolCallsMoved(before, after, 'mcp_local'), {
+      ok: 0,
+      error: 1,
+      timeout: 0,
+      cancelled: 0,
+    });
+    for (const kind of ['local', 'mcp_local']) {
+      assert.equal(movedInAll(before, after, 'agent_runs_tool_call_duration_seconds', { kind }), 1, kind);
+    }
+    // Scale-out: the answer is counted where it was stored (the API), not by the worker that resumes.
+    if (SCALE_OUT) {
+      assert.equal(moved(before[0]!, after[0]!, 'agent_runs_tool_calls_total', { kind: 'local' }), 1);
+    }
+  });
+
+  it('a client tool call left unanswered counts as timeout when its wait times out, and as cancelled when its run was cancelled while it waited; its duration is the wait', async () => {
+    const before = await scrapeEach();
+    const waitingRun = async () => {
+      fixture.fake.enqueue({ toolCalls: [{ id: 'call_w', name: 'lookup', input: {} }] });
+      const run = await fixture.startRun({
+        systemPrompt: 's',
+        prompt: 'look it up',
+        tools: [LOOKUP],
+        localToolTimeoutMs: 1_000,
+      });
+      await run.waitForType('local_tool_call');
+      return run;
+    };
+    const timedOut = await waitingRun();
+    const timeout = (await timedOut.ended).at(-1)?.data;
+    assert.equal(timeout?.type, 'result');
+    assert.equal(timeout?.data.subtype, 'error_local_tool_timeout');
+    const cancelled = await waitingRun();
+    const cancel = await fixture.server.request(
+      'POST',
+      `${fixture.ws}/agent-runs/${cancelled.runId}/cancel`,
+      {
+        headers: fixture.headers,
+      },
+    );
+    assert.equal(cancel.status, 200);
+    // The cancelled run still waits for its pending call, which times out: then the run ends cancelled.
+    assert.equal((await cancelled.ended).at(-1)?.data.type, 'cancelled');
+
+    const after = await scrapeEach();
+    assert.deepEqual(toolCallsMoved(before, after, 'local'), { ok: 0, error: 0, timeout: 1, cancelled: 1 });
+    assert.equal(movedInAll(before, after, 'agent_runs_tool_call_duration_seconds', { kind: 'local' }), 2);
+    // Each waited its second: neither is in the buckets below 1 s, and together they waited 2 s or more.
+    const labels = { kind: 'local' };
+    assert.equal(
+      durationsMoved(before, after, 'agent_runs_tool_call_duration_seconds_bucket', { ...labels, le: '0.5' }),
+      0,
+    );
+    assert.ok(durationsMoved(before, after, 'agent_runs_tool_call_duration_seconds_sum', labels) >= 2);
+  });
+
+  it('agent_runs_sse_streams_open counts each run stream while it is open: down by one when a client leaves, back when the run ends', async () => {
+    const open = async () => sample(await scrapeApi(), 'agent_runs_sse_streams_open');
+    const base = await open();
+    fixture.fake.enqueue({ toolCalls: [{ id: 'call_s', name: 'lookup', input: {} }] }, { text: ['Done.'] });
+    const run = await fixture.startRun({ systemPrompt: 's', prompt: 'look it up', tools: [LOOKUP] });
+    const call = await run.waitForType('local_tool_call');
+    const second = await fixture.openStream(run.runId);
+    assert.equal(second.status, 200);
+    await eventually(async () => (await open()) === base + 2, 'two streams of the run are open');
+    second.close();
+    await eventually(async () => (await open()) === base + 1, 'the stream whose client left is not counted');
+    await answerCall(run.runId, { toolUseId: call.data.data.toolUseId, result: 'found' });
+    assert.equal((await run.ended).at(-1)?.data.type, 'result');
+    await eventually(
+      async () => (await open()) === base,
+      'the stream that ended with its run is not counted',
+    );
+  });
+
+  it('agent_runs_sse_streams_open counts a hosted A2A message/stream answer while it is open, whether it ends or its client leaves', async () => {
+    await createAgent(fixture.server, fixture.slug, { name: 'Streamer', systemPrompt: 's' });
+    const open = async () => sample(await scrapeApi(), 'agent_runs_sse_streams_open');
+    const base = await open();
+    /** A message/stream answer read up to its first frame (the task), with the run behind it and its reader. */
+    const startStream = async (text: string) => {
+      const response = await fetch(`${fixture.server.baseUrl}${endpointPath(fixture.slug, 'streamer')}`, {
+        method: 'POST',
+        headers: { ...fixture.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(sendBody(text, { method: 'message/stream' })),
+      });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+      assert.ok(response.body);
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let received = '';
+      while (!received.includes('\n\n')) {
+        const chunk = await reader.read();
+        assert.ok(!chunk.done, `the stream ended before its first frame: ${received}`);
+        received += decoder.decode(chunk.value, { stream: true });
+      }
+      const task = JSON.parse(/^data: (.*)$/m.exec(received)?.[1] ?? '{}') as {
+        result?: { kind?: string; metadata?: { svc?: { runId?: string } } };
+      };
+      assert.equal(task.result?.kind, 'task', received);
+      const runId = task.result?.metadata?.svc?.runId;
+      assert.ok(runId, received);
+      fixture.trackRun(runId);
+      return { reader, runId };
+    };
+    const runEnded = async (runId: string) =>
+      assert.equal((await readAll(fixture.streamUrl(runId), fixture.headers)).at(-1)?.data.type, 'result');
+
+    const release = deferred();
+    fixture.fake.enqueue({ text: ['Hel', 'lo.'], holdUntil: release.promise });
+    const ending = await startStream('stream to the end');
+    await eventually(async () => (await open()) === base + 1, 'the A2A stream is open');
+    release.resolve();
+    while (!(await ending.reader.read()).done);
+    await eventually(async () => (await open()) === base, 'the ended A2A stream is not counted');
+    await runEnded(ending.runId);
+
+    const hold = deferred();
+    fixture.fake.enqueue({ text: ['Hel', 'lo.'], holdUntil: hold.promise });
+    const leaving = await startStream('leave early');
+    await eventually(async () => (await open()) === base + 1, 'the A2A stream is open');
+    await leaving.reader.cancel();
+    await eventually(async () => (await open()) === base, 'the A2A stream whose client left is not counted');
+    // The task goes on without its client, and its end changes nothing.
+    hold.resolve();
+    await runEnded(leaving.runId);
+    assert.equal(await open(), base);
   });
 });
 

@@ -331,7 +331,10 @@ for (const engine of ENGINES) {
       assert.deepEqual(await repos.dispatch.dueParked('2999-01-01T00:00:00.000Z', 10), [a]);
       assert.deepEqual(await repos.dispatch.answeredParked(10), [], 'no answer since it parked');
       await repos.toolCalls.insertPending(a, [{ toolUseId: 'call_1', name: 'get_weather', kind: 'local' }]);
-      assert.equal(await repos.toolCalls.answer(a, 'call_1', { result: 'sunny', files: [] }), true);
+      assert.equal(
+        (await repos.toolCalls.answer(a, 'call_1', { result: 'sunny', files: [] }))?.kind,
+        'local',
+      );
       assert.deepEqual(await repos.dispatch.answeredParked(10), [a], 'answered since it parked');
       assert.equal(await repos.dispatch.wake(a), ws.id, 'an answer wakes it whenever it comes');
       assert.equal(await repos.dispatch.wake(a), undefined, 'once');
@@ -403,6 +406,39 @@ for (const engine of ENGINES) {
       assert.deepEqual(await repos.serverCalls.find(run.id, ['c1', 'other']), [
         { toolUseId: 'c1', name: 'search', outcome },
       ]);
+    });
+
+    it('client tool calls: the answer and the expiry each hand the calls they moved out of pending to one caller only (what counts a call once)', async () => {
+      const workspace = await newWorkspace('client-calls');
+      const run = await newRun(workspace.id);
+      await repos.toolCalls.insertPending(run.id, [
+        { toolUseId: 'c1', name: 'lookup', kind: 'mcp_local' },
+        { toolUseId: 'c2', name: 'lookup', kind: 'local' },
+        { toolUseId: 'c3', name: 'lookup', kind: 'a2a_local' },
+      ]);
+      const answered = await repos.toolCalls.answer(run.id, 'c1', { error: 'no such page' });
+      assert.equal(answered?.toolUseId, 'c1');
+      assert.equal(answered?.kind, 'mcp_local');
+      assert.equal(answered?.status, 'answered');
+      assert.deepEqual(answered?.result, { error: 'no such page' });
+      assert.ok(answered?.answeredAt !== null && answered?.answeredAt !== undefined);
+      assert.ok(answered.answeredAt >= answered.createdAt);
+      assert.equal(
+        await repos.toolCalls.answer(run.id, 'c1', { error: 'again' }),
+        undefined,
+        'answered once',
+      );
+      const expired = await repos.toolCalls.expire(run.id, ['c1', 'c2', 'c3']);
+      assert.deepEqual(
+        expired.map((call) => [call.toolUseId, call.kind, call.status]).sort(),
+        [
+          ['c2', 'local', 'timed_out'],
+          ['c3', 'a2a_local', 'timed_out'],
+        ],
+        'only the calls still pending',
+      );
+      assert.deepEqual(await repos.toolCalls.expire(run.id, ['c1', 'c2', 'c3']), [], 'expired once');
+      assert.equal(await repos.toolCalls.answer(run.id, 'c2', { result: 'late', files: [] }), undefined);
     });
 
     it('stored files: bytes come back by storage key, only within their workspace', async () => {

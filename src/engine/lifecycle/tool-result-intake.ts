@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
-import type { RunStore, ToolCallStore } from '../ports.ts';
+import type { RunMetrics, RunStore, ToolCallStore } from '../ports.ts';
+import { noMetrics } from '../ports/metrics.ts';
+import { countClientToolCall } from '../tools/client-call-metrics.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
 
 export class UnknownToolUseError extends DomainError {
@@ -25,10 +27,17 @@ export type IntakeOutcome = 'accepted' | 'ignored_after_cancel';
  * Accepts a client's answer to a pending call on any replica: the answer is
  * stored (once per call) before the request is acknowledged, then the run,
  * parked while it waits, is woken. After a cancellation an answer to a pending call still counts and
- * any other is accepted and ignored; after any other terminal event it is refused.
+ * any other is accepted and ignored; after any other terminal event it is refused. The call is
+ * counted here, where its one answer is stored, not where the run resumes (possibly on another process).
  */
 export async function acceptToolResult(
-  deps: { runs: RunStore; toolCalls: ToolCallStore; dispatcher: RunDispatcher; logger: Logger },
+  deps: {
+    runs: RunStore;
+    toolCalls: ToolCallStore;
+    dispatcher: RunDispatcher;
+    logger: Logger;
+    metrics?: RunMetrics;
+  },
   workspaceId: string,
   runId: string,
   toolUseId: string,
@@ -40,7 +49,14 @@ export async function acceptToolResult(
     if (run.status === 'cancelled') return 'ignored_after_cancel';
     throw new RunTerminalError();
   }
-  if (await deps.toolCalls.answer(run.id, toolUseId, answer)) {
+  const answered = await deps.toolCalls.answer(run.id, toolUseId, answer);
+  if (answered) {
+    countClientToolCall(
+      deps.metrics ?? noMetrics,
+      answered,
+      'error' in answer ? 'error' : 'ok',
+      answered.answeredAt ?? new Date().toISOString(),
+    );
     // The answer is stored (the run finds it when it resumes): a wake that fails now is left to the
     // dispatch sweep, and the client must not be told to send again what is already accepted.
     // A run not parked yet sees the answer when it parks (it reads the calls again after parking).

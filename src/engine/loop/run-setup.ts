@@ -2,6 +2,7 @@ import type { Run } from '../../domain/run.ts';
 import type {
   FileStore,
   ModelResolver,
+  RunMetrics,
   RunToolLog,
   SchemaValidator,
   ServerCallStore,
@@ -30,6 +31,8 @@ export interface RunSetupDeps {
   sessionHistory: Pick<SessionStore, 'history'>;
   toolCalls: ToolCallStore;
   serverCalls: ServerCallStore;
+  /** Counts client tool calls that time out or end with a cancelled run (none counted when absent). */
+  metrics?: RunMetrics;
   files: FileStore;
   /** The run's logger: its tools warn through it. */
   logger: RunToolLog;

@@ -48,10 +48,13 @@ export interface NewToolCall {
 /** Calls awaiting a client's answer: a row per call, answered at most once. */
 export interface ToolCallStore {
   insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void>;
-  /** Stores the answer of a pending call; false when the call is unknown or no longer pending. */
-  answer(runId: string, toolUseId: string, result: ClientToolResult): Promise<boolean>;
-  /** Marks the calls still pending as timed out. */
-  expire(runId: string, toolUseIds: readonly string[]): Promise<void>;
+  /**
+   * Stores the answer of a pending call and returns the call answered; undefined when the call is
+   * unknown or no longer pending (one answer per call: only one caller ever gets the record).
+   */
+  answer(runId: string, toolUseId: string, result: ClientToolResult): Promise<ToolCallRecord | undefined>;
+  /** Marks the calls still pending as timed out; returns the calls this call marked (each once ever). */
+  expire(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]>;
   find(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]>;
   findOne(runId: string, toolUseId: string): Promise<ToolCallRecord | undefined>;
   /** The calls still awaiting an answer, oldest first. */

@@ -1,8 +1,11 @@
 import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
 import { isServerToolKind, type ClientToolKind, type ToolKind } from '../../domain/tool-ref.ts';
-import type { SchemaValidator, ToolCallStore } from '../ports.ts';
+import type { RunMetrics, SchemaValidator, ToolCallStore } from '../ports.ts';
+import { noMetrics } from '../ports/metrics.ts';
+import { RunCancelled } from '../loop/abort-reasons.ts';
 import { retainedText } from '../loop/session-turns.ts';
+import { countClientToolCall } from './client-call-metrics.ts';
 import type {
   BatchOutcome,
   CallResult,
@@ -15,6 +18,8 @@ import { clientResultOutput } from './tool-result-output.ts';
 export interface ClientExecutorDeps {
   toolCalls: ToolCallStore;
   validator: SchemaValidator;
+  /** Counts the calls whose wait ends here, unanswered (answered calls are counted by the intake). */
+  metrics?: RunMetrics;
 }
 
 /**
@@ -73,7 +78,11 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
       const waitingFor = ids.filter((id) => !answered.some((record) => record.toolUseId === id));
       return { kind: 'parked', wakeAt: deadline, waitingFor };
     }
-    await toolCalls.expire(round.runId, ids);
+    const expired = await toolCalls.expire(round.runId, ids);
+    // A cancelled run waits for its calls too: a call still unanswered then ends with the run.
+    const outcome = round.cancel.reason instanceof RunCancelled ? 'cancelled' : 'timeout';
+    const endedAt = new Date().toISOString();
+    for (const call of expired) countClientToolCall(this.#deps.metrics ?? noMetrics, call, outcome, endedAt);
     // Results that landed before the expiry still count, and every accepted result is echoed.
     const final = echo(round, await toolCalls.find(round.runId, ids), echoed);
     const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));

@@ -65,6 +65,8 @@ export class RunEventStream implements SseTransport {
     });
     this.#response.flushHeaders();
     this.#response.on('close', () => this.#close());
+    // A client gone before the head was written: its `close` is past, so nothing follows it.
+    if (this.#response.destroyed) return this.#close();
     this.#heartbeat = setInterval(() => this.#beat(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
     await this.#live.start();

@@ -31,28 +31,35 @@ export class ToolCallRepository implements ToolCallStore {
       .execute();
   }
 
-  /** Stores the answer if the call is still pending; false when it is unknown or no longer pending. */
-  async answer(runId: string, toolUseId: string, result: ClientToolResult): Promise<boolean> {
-    const outcome = await this.#db
+  /** Stores the answer if the call is still pending: the answered call, or none when it is unknown or no longer pending. */
+  async answer(
+    runId: string,
+    toolUseId: string,
+    result: ClientToolResult,
+  ): Promise<ToolCallRecord | undefined> {
+    const row = await this.#db
       .updateTable('tool_calls')
       .set({ status: 'answered', result: toJson(result), answered_at: nowIso() })
       .where('run_id', '=', runId)
       .where('tool_use_id', '=', toolUseId)
       .where('status', '=', 'pending')
+      .returningAll()
       .executeTakeFirst();
-    return Number(outcome.numUpdatedRows) > 0;
+    return row && toRecord(row);
   }
 
-  /** Marks the calls that are still pending as timed out (later answers are refused). */
-  async expire(runId: string, toolUseIds: readonly string[]): Promise<void> {
-    if (toolUseIds.length === 0) return;
-    await this.#db
+  /** Marks the calls that are still pending as timed out (later answers are refused); returns those it marked. */
+  async expire(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]> {
+    if (toolUseIds.length === 0) return [];
+    const rows = await this.#db
       .updateTable('tool_calls')
       .set({ status: 'timed_out' })
       .where('run_id', '=', runId)
       .where('tool_use_id', 'in', toolUseIds)
       .where('status', '=', 'pending')
+      .returningAll()
       .execute();
+    return rows.map(toRecord);
   }
 
   async find(runId: string, toolUseIds: readonly string[]): Promise<ToolCallRecord[]> {

@@ -127,7 +127,12 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
         new HostedAgentRequestHandler(sdkAgentCard(served.card), tasks, executor, buses),
       );
       const answer = await handler.handle(body.request, hostedCallContext(served.credential, served.agent));
-      if (Symbol.asyncIterator in answer) return sendJsonRpcStream(reply, answer, id, shutdown.signal);
+      if (Symbol.asyncIterator in answer) {
+        return sendJsonRpcStream(reply, answer, id, {
+          stop: shutdown.signal,
+          metrics: options.resources.metrics,
+        });
+      }
       return reply.send(answer);
     },
   );

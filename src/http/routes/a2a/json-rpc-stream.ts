@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import type { FastifyReply } from 'fastify';
+import type { RunMetrics } from '../../../engine/ports.ts';
+import { countOpenStream } from '../../sse/open-stream-gauge.ts';
 
 /**
  * Serves a streaming JSON-RPC answer (`message/stream`) as the SDK's JSON-RPC transport does: when
@@ -10,14 +12,15 @@ import type { FastifyReply } from 'fastify';
  * one `data:` frame per JSON-RPC response, an `event: error` frame if it fails midway, and the end
  * after the last one. A client that leaves stops the writing, not the reading: the task goes on to
  * its end (its run is not cancelled by a disconnect, as on the runs API). `stop` ends the response
- * early (service shutdown).
+ * early (service shutdown). The stream counts as open from its head to its end or its client leaving.
  */
 export async function sendJsonRpcStream(
   reply: FastifyReply,
   stream: AsyncGenerator<unknown, void, undefined>,
   requestId: string | number | null,
-  stop: AbortSignal,
+  options: { stop: AbortSignal; metrics: RunMetrics },
 ): Promise<void> {
+  const { stop } = options;
   let first: IteratorResult<unknown, void>;
   try {
     first = await stream.next();
@@ -33,6 +36,7 @@ export async function sendJsonRpcStream(
   reply.hijack();
   response.writeHead(200, SSE_HEADERS);
   response.flushHeaders();
+  countOpenStream(response, options.metrics);
   const writable = () => !response.writableEnded && !response.destroyed;
   const end = () => {
     if (writable()) response.end();

@@ -10,6 +10,7 @@ import type { AppResources } from '../../resources.ts';
 import { runRequestSchema } from '../../schemas/agent-spec.ts';
 import { toolResultSchema } from '../../schemas/tool-result.ts';
 import { RunEventStream } from '../../sse/run-event-stream.ts';
+import { countOpenStream } from '../../sse/open-stream-gauge.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
 import { runEventSchema } from '../../schemas/responses/run-events.ts';
 import {
@@ -133,11 +134,8 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         heartbeatMs: engine.heartbeatMs,
       });
       openStreams.add(stream);
-      resources.metrics.sseStream(1);
-      void stream.closed.then(() => {
-        openStreams.delete(stream);
-        resources.metrics.sseStream(-1);
-      });
+      void stream.closed.then(() => openStreams.delete(stream));
+      countOpenStream(reply.raw, resources.metrics);
       await stream.start();
     },
   );
