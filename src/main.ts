@@ -188,8 +188,19 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       fetch: lazyGuardedFetch({ allow: config.fetchAllow }),
       logger: options.logger,
     });
-    // Server-resolved tool calls are counted by kind, outcome and duration around their handlers.
-    const toolCatalog = meteredToolCatalog(unmeteredTools, metrics);
+    // Loaded only when an OTLP endpoint is set: without it no OpenTelemetry SDK module is imported.
+    const tracing = config.tracing.enabled
+      ? (await import('./infra/tracing/open-telemetry.ts')).startOpenTelemetry({
+          serviceName: config.tracing.serviceName,
+          captureMessageContent: config.tracing.captureMessageContent,
+          workspaceSlugs: () => repos.workspaces.list(),
+          logger: options.logger,
+        })
+      : undefined;
+    // Server-resolved tool calls are counted by kind, outcome and duration around their handlers,
+    // and traced (a span each) where tracing is on.
+    const meteredTools = meteredToolCatalog(unmeteredTools, metrics);
+    const toolCatalog = tracing ? tracing.tools(meteredTools) : meteredTools;
 
     const shutdown = new AbortController();
     const stopping = new AbortController();
@@ -207,6 +218,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       signals,
       logger: options.logger,
       metrics,
+      ...(tracing && { tracing: tracing.runs }),
     });
     if (config.role !== 'api' && !options.internalAdmin) {
       if (options.models) {
@@ -225,6 +237,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       }
       // Every model call (the loop's, the judge's, the planner's) is counted around the port.
       models = meteredModelPort(models, metrics);
+      // A `chat` span around each, carrying its `traceparent` to the provider.
+      if (tracing) models = tracing.models(models);
       // The supervisor's judge and a plan-only run's planner call models as the loop does, through the same port.
       const judges = supervisorJudges({ models, resolver: catalog });
       const planner = taskPlanner(models);
@@ -262,6 +276,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         cancelCheckMs: redis ? CANCEL_CHECK_MS : undefined,
         logger: options.logger,
         metrics,
+        ...(tracing && { tracing: tracing.runs }),
       });
       queue.consume((job) => executor.execute(job));
       if (requeueLost) {
@@ -322,7 +337,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         heartbeatMs,
       },
     };
-    const app = await buildApp(resources, { logger: options.logger });
+    const app = await buildApp(resources, {
+      logger: options.logger,
+      ...(tracing && { requestTracing: tracing.requests }),
+    });
     let management: FastifyInstance | undefined;
     const listenManagement = async (): Promise<string | undefined> => {
       if (config.metricsPort === undefined) return undefined;
@@ -351,6 +369,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       await writer.durable();
       await redis?.close();
       await storage.close();
+      // The spans of the runs and requests that ended are exported before the process exits.
+      await tracing
+        ?.flush()
+        .catch((error: unknown) => options.logger.warn({ err: error }, 'exporting the last spans failed'));
     };
     let closing: Promise<void> | undefined;
     return {

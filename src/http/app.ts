@@ -4,6 +4,7 @@ import type { RunMetrics } from '../engine/ports.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
+import type { RequestTracing } from './request-tracing.ts';
 import type { AppResources } from './resources.ts';
 import { a2aRoutes } from './routes/a2a/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
@@ -16,6 +17,8 @@ import { workspaceRoutes } from './routes/workspace/index.ts';
 
 export interface BuildAppOptions {
   logger: FastifyBaseLogger;
+  /** Where tracing is on: a SERVER span per request. */
+  requestTracing?: RequestTracing;
 }
 
 /** The HTTP application: routes and plugins only; adapters come in through `resources`. */
@@ -32,7 +35,9 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).status(400).send({ error: 'invalid_request', message: error.message });
     },
+    ...(options.requestTracing && { serverFactory: options.requestTracing.serverFactory }),
   });
+  if (options.requestTracing) registerRouteNaming(app, options.requestTracing);
   registerErrorHandling(app);
   registerRequestMetrics(app, resources.metrics);
   registerJsonBodyParser(app);
@@ -65,6 +70,15 @@ function registerRequestMetrics(app: FastifyInstance, metrics: RunMetrics): void
       const bucket = reply.getHeader('x-ratelimit-bucket');
       if (typeof bucket === 'string') metrics.rateLimited(bucket);
     }
+  });
+}
+
+/** Each request's span is named after its route template once routing found it (never the raw path). */
+function registerRouteNaming(app: FastifyInstance, tracing: RequestTracing): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined) tracing.routed(request.raw, route);
+    done();
   });
 }
 

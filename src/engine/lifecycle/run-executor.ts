@@ -22,6 +22,7 @@ import type {
   SessionRunEnd,
 } from '../ports.ts';
 import { noMetrics } from '../ports/metrics.ts';
+import { noTracing, type RunTracing } from '../ports/tracing.ts';
 import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
@@ -30,6 +31,8 @@ export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
   /** Counts executing runs, queue waits and finished runs (none counted when absent). */
   metrics?: RunMetrics;
+  /** Runs each execution in its run's trace and reports the run's span at its end (none when absent). */
+  tracing?: RunTracing;
   dispatcher: RunDispatcher;
   /**
    * The run controls of a run (`controlPipelineFor` its spec); `signal` aborts when the run is
@@ -199,8 +202,9 @@ export class RunExecutor {
     await this.#deps.dispatcher.slotFreed(run.workspaceId);
   }
 
-  /** Counts a run whose terminal event is written: its status and time since creation. */
+  /** Counts a run whose terminal event is written (its status and time since creation) and reports its span. */
   #finished(run: Run, terminal: TerminalEvent): void {
+    this.#tracing.runEnded(run, terminal.outcome);
     const { status } = terminal.outcome;
     if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
     this.#metrics.runFinished(run.workspaceId, status, secondsSince(run.createdAt));
@@ -208,6 +212,10 @@ export class RunExecutor {
 
   get #metrics(): RunMetrics {
     return this.#deps.metrics ?? noMetrics;
+  }
+
+  get #tracing(): RunTracing {
+    return this.#deps.tracing ?? noTracing;
   }
 
   async #executeOnce(job: RunJob, progress: AttemptProgress): Promise<RunJobOutcome> {
@@ -269,7 +277,7 @@ export class RunExecutor {
         { abort: abort.signal, stop: stop.signal },
         start,
       );
-      const end = await loop.execute();
+      const end = await this.#tracing.inRun(run, () => loop.execute());
       if (abort.signal.reason instanceof ServiceShutdown) {
         logger.info({ runId: run.id, attempt }, 'run handed over');
         return 'handed_over';

@@ -4,7 +4,9 @@ import type { Run, RunState } from '../../domain/run.ts';
 import type { RunRequest, SessionHistoryRef } from '../../domain/run-spec.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
 import type { ClientToolKind } from '../../domain/tool-ref.ts';
+import { newRunTraceContext } from '../../domain/trace-context.ts';
 import type { AgentStore, RunMetrics, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import type { RunTracing } from '../ports/tracing.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
 import { buildRunSpec, type RunSpecSources } from './run-spec-builder.ts';
@@ -19,6 +21,8 @@ export interface RunServiceDeps extends RunSpecSources {
   logger: Logger;
   /** Counts created runs (none counted when absent). */
   metrics?: RunMetrics;
+  /** Where a run's trace starts: the span of the request creating it, when one is traced. */
+  tracing?: Pick<RunTracing, 'activeOrigin'>;
 }
 
 /** A client tool call awaiting its one answer, as the run snapshot lists it. */
@@ -54,6 +58,7 @@ export class RunService {
       apiKeyId: credential.apiKeyId,
       spec,
       metadata: request.metadata ?? {},
+      traceContext: newRunTraceContext(this.#deps.tracing?.activeOrigin()),
     });
     this.#deps.metrics?.runCreated(run.workspaceId);
     // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so
