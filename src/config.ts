@@ -203,7 +203,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.AGENT_RUNS_METRICS_TOKEN,
     metricsPort: e.AGENT_RUNS_METRICS_PORT,
     tracing: {
-      enabled: e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,
+      enabled:
+        e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,
       serviceName: e.OTEL_SERVICE_NAME ?? 'agent-runs',
       captureMessageContent: e.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true',
     },

@@ -1,10 +1,16 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import { createServer, type ServerOptions } from 'node:http';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerFactory,
+} from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import type { RunMetrics } from '../engine/ports.ts';
+import type { RequestTracing } from '../engine/ports/tracing.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
-import type { RequestTracing } from './request-tracing.ts';
 import type { AppResources } from './resources.ts';
 import { a2aRoutes } from './routes/a2a/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
@@ -35,7 +41,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).status(400).send({ error: 'invalid_request', message: error.message });
     },
-    ...(options.requestTracing && { serverFactory: options.requestTracing.serverFactory }),
+    ...(options.requestTracing && { serverFactory: tracedServer(options.requestTracing) }),
   });
   if (options.requestTracing) registerRouteNaming(app, options.requestTracing);
   registerErrorHandling(app);
@@ -71,6 +77,23 @@ function registerRequestMetrics(app: FastifyInstance, metrics: RunMetrics): void
       if (typeof bucket === 'string') metrics.rateLimited(bucket);
     }
   });
+}
+
+/**
+ * The HTTP server Fastify would create, with each request run inside its span: what Fastify sets on
+ * the server it creates itself is set here too.
+ */
+function tracedServer(tracing: RequestTracing): FastifyServerFactory {
+  return (handler, options) => {
+    const server = createServer((options.http ?? {}) as ServerOptions, tracing.traced(handler));
+    if (typeof options.keepAliveTimeout === 'number') server.keepAliveTimeout = options.keepAliveTimeout;
+    if (typeof options.requestTimeout === 'number') server.requestTimeout = options.requestTimeout;
+    if (typeof options.connectionTimeout === 'number') server.setTimeout(options.connectionTimeout);
+    if (typeof options.maxRequestsPerSocket === 'number' && options.maxRequestsPerSocket > 0) {
+      server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    }
+    return server;
+  };
 }
 
 /** Each request's span is named after its route template once routing found it (never the raw path). */

@@ -102,7 +102,12 @@ const isRunSpan = (runId: string) => (span: ReceivedSpan) =>
 async function traceRun(
   service: TracedService,
   body: Record<string, unknown>,
-): Promise<{ runId: string; client: ReturnType<typeof clientSpan>; trace: ReceivedSpan[]; run: ReceivedSpan }> {
+): Promise<{
+  runId: string;
+  client: ReturnType<typeof clientSpan>;
+  trace: ReceivedSpan[];
+  run: ReceivedSpan;
+}> {
   const client = clientSpan();
   const created = await service.processes.request('POST', `${service.ws}/agent-runs`, {
     body,
@@ -110,14 +115,21 @@ async function traceRun(
   });
   assert.equal(created.status, 202, JSON.stringify(created.body));
   const runId = created.body.runId as string;
-  await service.receiver.until((spans) => spans.some(isRunSpan(runId)), `the span of run ${runId} is exported`);
+  await service.receiver.until(
+    (spans) => spans.some(isRunSpan(runId)),
+    `the span of run ${runId} is exported`,
+  );
   const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
   const run = trace.find(isRunSpan(runId));
   assert.ok(run);
   return { runId, client, trace, run };
 }
 
-function only(spans: readonly ReceivedSpan[], check: (span: ReceivedSpan) => boolean, what: string): ReceivedSpan {
+function only(
+  spans: readonly ReceivedSpan[],
+  check: (span: ReceivedSpan) => boolean,
+  what: string,
+): ReceivedSpan {
   const found = spans.filter(check);
   assert.equal(found.length, 1, `exactly one ${what}: ${spans.map((span) => span.name).join(', ')}`);
   return found[0] as ReceivedSpan;
@@ -125,7 +137,7 @@ function only(spans: readonly ReceivedSpan[], check: (span: ReceivedSpan) => boo
 
 /** Whether `span` descends from `ancestor` within `trace`. */
 function descendsFrom(trace: readonly ReceivedSpan[], span: ReceivedSpan, ancestor: ReceivedSpan): boolean {
-  for (let current: ReceivedSpan | undefined = span; current; ) {
+  for (let current: ReceivedSpan | undefined = span; current;) {
     if (current.parentSpanId === ancestor.spanId) return true;
     const parentId: string = current.parentSpanId;
     current = trace.find((candidate) => candidate.spanId === parentId);
@@ -234,7 +246,10 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
       sent.map((context) => context.traceId),
       [client.traceId, client.traceId],
     );
-    assert.deepEqual(new Set(sent.map((context) => context.spanId)), new Set(chats.map((chat) => chat.spanId)));
+    assert.deepEqual(
+      new Set(sent.map((context) => context.spanId)),
+      new Set(chats.map((chat) => chat.spanId)),
+    );
 
     // The HTTP tool got a traceparent of the run's trace, sent from inside the tool's span.
     const toolRequest = service.tools.requestsTo('/weather').at(-1);
@@ -288,10 +303,14 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
       return (run.body.pendingToolCalls as unknown[] | undefined)?.length === 1;
     }, 'the client tool call is pending');
     const answerSent = Date.now();
-    const answered = await service.processes.request('POST', `${service.ws}/agent-runs/${runId}/tool-results`, {
-      body: { toolUseId: 'call_c', result: 'yes' },
-      headers: service.headers,
-    });
+    const answered = await service.processes.request(
+      'POST',
+      `${service.ws}/agent-runs/${runId}/tool-results`,
+      {
+        body: { toolUseId: 'call_c', result: 'yes' },
+        headers: service.headers,
+      },
+    );
     const answerDone = Date.now();
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     await service.receiver.until((spans) => spans.some(isRunSpan(runId)), 'the run span is exported');
@@ -304,7 +323,10 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     assert.equal(tool.attributes['gen_ai.tool.call.id'], 'call_c');
     // From the call (before the client could see it) to the answer (stored while its request was served).
     assert.ok(tool.startTimeMs <= answerSent, 'the span starts at the local_tool_call');
-    assert.ok(tool.endTimeMs >= answerSent - 1 && tool.endTimeMs <= answerDone + 1, 'the span ends at the answer');
+    assert.ok(
+      tool.endTimeMs >= answerSent - 1 && tool.endTimeMs <= answerDone + 1,
+      'the span ends at the answer',
+    );
     // The answer is a request of its own: a server span of a trace of its own (no traceparent was sent).
     assert.ok(
       service.receiver.spans.some(

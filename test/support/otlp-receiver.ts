@@ -103,7 +103,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`timed out waiting until ${what}; spans: ${spans.map((span) => span.name).join(', ')}`));
+          reject(
+            new Error(`timed out waiting until ${what}; spans: ${spans.map((span) => span.name).join(', ')}`),
+          );
         }, WAIT_CAP_MS);
         const waiter = () => {
           if (!check(spans)) return;
@@ -125,20 +127,18 @@ function receivedSpans(body: TraceRequestBody): ReceivedSpan[] {
   return (body.resourceSpans ?? []).flatMap((resourceSpans) => {
     const resource = attributesOf(resourceSpans.resource?.attributes);
     return (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
-      (scope.spans ?? []).map(
-        (span): ReceivedSpan => ({
-          traceId: span.traceId,
-          spanId: span.spanId,
-          parentSpanId: span.parentSpanId ?? '',
-          name: span.name,
-          kind: span.kind ?? 0,
-          startTimeMs: Number(BigInt(span.startTimeUnixNano) / 1_000_000n),
-          endTimeMs: Number(BigInt(span.endTimeUnixNano) / 1_000_000n),
-          attributes: attributesOf(span.attributes),
-          statusCode: span.status?.code ?? 0,
-          resource,
-        }),
-      ),
+      (scope.spans ?? []).map((span): ReceivedSpan => ({
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId ?? '',
+        name: span.name,
+        kind: span.kind ?? 0,
+        startTimeMs: Number(BigInt(span.startTimeUnixNano) / 1_000_000n),
+        endTimeMs: Number(BigInt(span.endTimeUnixNano) / 1_000_000n),
+        attributes: attributesOf(span.attributes),
+        statusCode: span.status?.code ?? 0,
+        resource,
+      })),
     );
   });
 }

@@ -31,7 +31,10 @@ export async function startServiceProcesses(env: Record<string, string>): Promis
     AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'warn',
     ...env,
-    ...(SCALE_OUT && { REDIS_URL: TEST_REDIS_URL, AGENT_RUNS_REDIS_PREFIX: `ar-t-${randomBytes(5).toString('hex')}` }),
+    ...(SCALE_OUT && {
+      REDIS_URL: TEST_REDIS_URL,
+      AGENT_RUNS_REDIS_PREFIX: `ar-t-${randomBytes(5).toString('hex')}`,
+    }),
   };
   const children: ChildProcess[] = [];
   const stop = async () => {

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Run, RunOutcome } from '../../domain/run.ts';
 import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
 import type { TraceOrigin } from '../../domain/trace-context.ts';
@@ -33,6 +34,19 @@ export interface RunTracing {
   runEnded(run: Run, outcome: RunOutcome): void;
   /** A client tool call was answered or timed out (called once per call, in the run's context). */
   clientToolEnded(span: ClientToolSpan): void;
+}
+
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * HTTP server spans (extensions §3), where tracing is on: each request runs inside its SERVER span
+ * (its parent the caller's `traceparent`), so that what a handler starts (a run) joins its trace.
+ */
+export interface RequestTracing {
+  /** The server's request listener, running each request in its span's context. */
+  traced(listener: RequestListener): RequestListener;
+  /** Names the request's span after the route template that matched it (never the raw path). */
+  routed(request: IncomingMessage, route: string): void;
 }
 
 /** Traces nothing: the default where tracing is not configured. */

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   context,
   propagation,
@@ -9,13 +9,12 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { FastifyServerFactory } from 'fastify';
-import type { RequestTracing } from '../../http/request-tracing.ts';
+import type { RequestTracing } from '../../engine/ports/tracing.ts';
 
 /**
- * A SERVER span per request, as a Fastify server factory rather than by patching `node:http`
- * (module patching must run before Fastify loads, which an ESM service importing its SDK on demand
- * cannot promise). The span's parent is the caller's `traceparent`; the request's handler, and the
+ * A SERVER span per request, by wrapping the server's request listener rather than by patching
+ * `node:http` (module patching must run before Fastify loads, which a service importing its SDK on
+ * demand cannot promise). The span's parent is the caller's `traceparent`; the listener, and the
  * request's and response's event listeners (the body is read in those), run in its context.
  */
 export function httpServerSpans(tracer: Tracer): RequestTracing {
@@ -52,22 +51,8 @@ export function httpServerSpans(tracer: Tracer): RequestTracing {
       });
       context.with(inSpan, () => handler(request, response));
     };
-  const serverFactory = ((handler, options) => {
-    // What Fastify sets on the server it creates itself.
-    const server: Server = createServer(
-      (options.http ?? {}) as Parameters<typeof createServer>[0],
-      traced(handler as (request: IncomingMessage, response: ServerResponse) => void),
-    );
-    if (typeof options.keepAliveTimeout === 'number') server.keepAliveTimeout = options.keepAliveTimeout;
-    if (typeof options.requestTimeout === 'number') server.requestTimeout = options.requestTimeout;
-    if (typeof options.connectionTimeout === 'number') server.setTimeout(options.connectionTimeout);
-    if (typeof options.maxRequestsPerSocket === 'number' && options.maxRequestsPerSocket > 0) {
-      server.maxRequestsPerSocket = options.maxRequestsPerSocket;
-    }
-    return server;
-  }) satisfies FastifyServerFactory;
   return {
-    serverFactory,
+    traced,
     routed(request, route) {
       const span = spans.get(request);
       if (!span) return;

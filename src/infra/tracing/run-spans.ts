@@ -94,7 +94,8 @@ export class RunSpans implements RunTracing {
           parentOf(stored),
         ),
       );
-      if (outcome.status === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? '' });
+      if (outcome.status === 'failed')
+        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? '' });
       span.end(endTime);
     });
   }

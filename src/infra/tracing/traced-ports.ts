@@ -107,7 +107,9 @@ export function tracedToolCatalog(catalog: ToolCatalog, options: TracedPortOptio
             parent,
           );
           try {
-            const returned = await context.with(trace.setSpan(parent, span), () => handler(args, callContext));
+            const returned = await context.with(trace.setSpan(parent, span), () =>
+              handler(args, callContext),
+            );
             if (captureMessageContent) span.setAttribute('gen_ai.tool.call.result', returned.text);
             if (!returned.ok) failed(span, 'tool_error');
             return returned;
