@@ -17,6 +17,7 @@ import { startServiceProcesses, type ServiceProcesses } from '../support/service
 import { eventually } from '../support/waits.ts';
 
 const RUNS_ROUTE = '/api/v1/workspaces/:workspaceSlug/agent-runs';
+const SESSIONS_ROUTE = '/api/v1/workspaces/:workspaceSlug/agent-sessions';
 const TOOL_RESULTS_ROUTE = '/api/v1/workspaces/:workspaceSlug/agent-runs/:runId/tool-results';
 
 /** The service's processes, exporting to a receiver of their own, with one provisioned workspace. */
@@ -282,6 +283,40 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     assert.equal(run.attributes['agent_runs.run.status'], 'failed');
     assert.equal(run.attributes['error.type'], 'invalid_request');
     assert.equal(run.statusCode, STATUS_ERROR);
+  });
+
+  it("a session message's run: invoke_agent is a child of the message request's span, with the session as gen_ai.conversation.id", async () => {
+    const session = await service.processes.request('POST', `${service.ws}/agent-sessions`, {
+      body: { name: 'helper', systemPrompt: 's' },
+      headers: service.headers,
+    });
+    assert.equal(session.status, 201, JSON.stringify(session.body));
+    const sessionId = session.body.sessionId as string;
+    service.fake.enqueue({ text: ['Hello.'] });
+    const client = clientSpan();
+    const sent = await service.processes.request(
+      'POST',
+      `${service.ws}/agent-sessions/${sessionId}/messages`,
+      {
+        body: { prompt: 'hi' },
+        headers: { ...service.headers, traceparent: client.traceparent },
+      },
+    );
+    assert.equal(sent.status, 202, JSON.stringify(sent.body));
+    const runId = sent.body.runId as string;
+    await service.receiver.until((spans) => spans.some(isRunSpan(runId)), 'the run span is exported');
+    const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
+    const server = only(trace, (span) => span.kind === SPAN_KIND.server, 'server span');
+    assert.equal(server.attributes['http.route'], `${SESSIONS_ROUTE}/:sessionId/messages`);
+    assert.equal(server.parentSpanId, client.spanId);
+    const run = only(trace, isRunSpan(runId), 'run span');
+    assert.equal(run.name, 'invoke_agent helper');
+    assert.equal(run.parentSpanId, server.spanId);
+    assert.equal(run.attributes['gen_ai.conversation.id'], sessionId);
+    assert.equal(
+      only(trace, (span) => span.name === 'chat fake-model', 'chat span').parentSpanId,
+      run.spanId,
+    );
   });
 
   it("a client tool's span lasts from its local_tool_call to the result a separate request answered", async () => {
