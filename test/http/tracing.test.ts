@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
+import { AGENT_CARD_PATH, startA2aTestPeer } from '../support/a2a-test-peer.ts';
 import { SCALE_OUT } from '../support/deployment.ts';
 import { answerJson, startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
 import {
@@ -14,6 +15,7 @@ import {
   type ReceivedSpan,
 } from '../support/otlp-receiver.ts';
 import { startServiceProcesses, type ServiceProcesses } from '../support/service-processes.ts';
+import { startMcpTestServer } from '../support/mcp-test-server.ts';
 import { eventually } from '../support/waits.ts';
 
 const RUNS_ROUTE = '/api/v1/workspaces/:workspaceSlug/agent-runs';
@@ -270,6 +272,49 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     assert.ok(sender, 'the span that sent the tool request is in the trace');
     assert.ok(sender.spanId === tool.spanId || descendsFrom(trace, sender, tool));
     assert.equal(runId, run.attributes['agent_runs.run.id']);
+  });
+
+  it('MCP and A2A peers get the traceparent of a span under their execute_tool span (the MCP catalog listing, of a span under the run)', async () => {
+    const mcp = await startMcpTestServer();
+    const peer = await startA2aTestPeer({ rpcPath: '/', card: true });
+    try {
+      service.fake.enqueue(
+        {
+          toolCalls: [
+            { id: 'call_m', name: 'docs_echo', input: { text: 'hello' } },
+            { id: 'call_a', name: 'researcher', input: { message: 'find x' } },
+          ],
+        },
+        { text: ['Done.'] },
+      );
+      const { client, trace, run } = await traceRun(service, {
+        systemPrompt: 's',
+        prompt: 'p',
+        tools: [
+          { kind: 'mcp', name: 'docs', url: mcp.url, toolFilter: ['echo'] },
+          { kind: 'a2a', name: 'researcher', agentCardUrl: `${peer.origin}${AGENT_CARD_PATH}` },
+        ],
+      });
+      const senderOf = (header: string | string[] | undefined) => {
+        const context = parseTraceparent(typeof header === 'string' ? header : undefined);
+        assert.equal(context.traceId, client.traceId);
+        const sender = trace.find((span) => span.spanId === context.spanId);
+        assert.ok(sender, `the span ${context.spanId} that sent the request is in the trace`);
+        return sender;
+      };
+      const mcpTool = only(trace, (span) => span.name === 'execute_tool docs_echo', 'MCP tool span');
+      assert.equal(mcpTool.attributes['agent_runs.tool.kind'], 'mcp');
+      const mcpCall = mcp.requests.find((request) => request.rpcMethod === 'tools/call');
+      assert.ok(descendsFrom(trace, senderOf(mcpCall?.headers.traceparent), mcpTool));
+      const listing = mcp.requests.find((request) => request.rpcMethod === 'tools/list');
+      assert.ok(descendsFrom(trace, senderOf(listing?.headers.traceparent), run));
+      const a2aTool = only(trace, (span) => span.name === 'execute_tool researcher', 'A2A tool span');
+      assert.equal(a2aTool.attributes['agent_runs.tool.kind'], 'a2a');
+      const message = peer.requests.find((request) => request.method === 'POST');
+      assert.ok(descendsFrom(trace, senderOf(message?.headers.traceparent), a2aTool));
+    } finally {
+      await Promise.all([mcp.close(), peer.close()]);
+    }
   });
 
   it('a failed model call: the chat span has error.type the errorClass and status ERROR; the run span says failed', async () => {
