@@ -194,6 +194,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
           serviceName: config.tracing.serviceName,
           captureMessageContent: config.tracing.captureMessageContent,
           workspaceSlugs: () => repos.workspaces.list(),
+          agentName: async (workspaceId, agentId) =>
+            (await repos.agents.findById(workspaceId, agentId))?.name,
           logger: options.logger,
         })
       : undefined;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sendBody } from '../a2a/a2a-support.ts';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import { startFakeOpenAIChat } from '../fakes/fake-openai-chat.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
@@ -362,6 +363,35 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
       only(trace, (span) => span.name === 'chat fake-model', 'chat span').parentSpanId,
       run.spanId,
     );
+  });
+
+  it("a hosted A2A message's run: invoke_agent is a child of the A2A request's span, with the stored agent's id and name", async () => {
+    const agent = await service.processes.admin('POST', '/workspaces/acme/agents', {
+      name: 'Helper',
+      systemPrompt: 's',
+    });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    const agentId = agent.body.id as string;
+    service.fake.enqueue({ text: ['Hello, peer.'] });
+    const client = clientSpan();
+    const answered = await service.processes.request('POST', '/api/a2a/acme/agents/helper', {
+      body: sendBody('hi'),
+      headers: { ...service.headers, traceparent: client.traceparent },
+    });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    const isAgentRun = (span: ReceivedSpan) =>
+      span.name.startsWith('invoke_agent ') && span.attributes['gen_ai.agent.id'] === agentId;
+    await service.receiver.until((spans) => spans.some(isAgentRun), 'the hosted run span is exported');
+    const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
+    const server = only(trace, (span) => span.kind === SPAN_KIND.server, 'server span');
+    assert.equal(server.parentSpanId, client.spanId);
+    assert.equal(server.attributes['http.request.method'], 'POST');
+    assert.match(String(server.attributes['http.route']), /^\/api\/a2a\/:workspaceSlug\/agents\/:agentSlug/);
+    const run = only(trace, isAgentRun, 'run span');
+    assert.equal(run.name, 'invoke_agent Helper');
+    assert.equal(run.parentSpanId, server.spanId);
+    assert.equal(run.attributes['gen_ai.agent.name'], 'Helper');
+    assert.equal(typeof run.attributes['gen_ai.conversation.id'], 'string', 'the A2A context has a session');
   });
 
   it("a client tool's span lasts from its local_tool_call to the result a separate request answered", async () => {

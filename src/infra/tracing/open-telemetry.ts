@@ -15,6 +15,7 @@ export interface OpenTelemetryOptions {
   serviceName: string;
   captureMessageContent: boolean;
   workspaceSlugs(): Promise<ReadonlyArray<{ id: string; slug: string }>>;
+  agentName(workspaceId: string, agentId: string): Promise<string | undefined>;
   logger: Logger;
 }
 
@@ -68,6 +69,7 @@ export function startOpenTelemetry(options: OpenTelemetryOptions): OpenTelemetry
       ids,
       captureMessageContent,
       workspaceSlugs: options.workspaceSlugs,
+      agentName: options.agentName,
       logger: options.logger,
     }),
     requests: httpServerSpans(tracer),

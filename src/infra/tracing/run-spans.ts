@@ -22,6 +22,8 @@ export interface RunSpansOptions {
   captureMessageContent: boolean;
   /** The workspaces, listed again when a run's is not known yet: `agent_runs.workspace` is its slug. */
   workspaceSlugs(): Promise<ReadonlyArray<{ id: string; slug: string }>>;
+  /** A stored agent's name, read when its run ends (it names the run's span). */
+  agentName(workspaceId: string, agentId: string): Promise<string | undefined>;
   logger: Logger;
 }
 
@@ -71,7 +73,6 @@ export class RunSpans implements RunTracing {
       'agent_runs.run.status': outcome.status,
       'agent_runs.turns': outcome.turns,
       ...(run.agentId !== null && { 'gen_ai.agent.id': run.agentId }),
-      ...(spec.name !== undefined && { 'gen_ai.agent.name': spec.name }),
       ...(run.sessionId !== null && { 'gen_ai.conversation.id': run.sessionId }),
       ...(outcome.status === 'failed' && { 'error.type': outcome.failureReason?.errorClass ?? 'error' }),
       ...(this.#options.captureMessageContent &&
@@ -81,23 +82,30 @@ export class RunSpans implements RunTracing {
           ]),
         }),
     };
-    void this.#workspaceSlug(run.workspaceId).then((workspace) => {
-      const { tracer, ids } = this.#options;
-      const span = ids.preset({ spanId: stored.spanId, traceId: stored.traceId }, () =>
-        tracer.startSpan(
-          `invoke_agent ${spec.name ?? 'agent'}`,
-          {
-            kind: SpanKind.INTERNAL,
-            startTime: Date.parse(run.createdAt),
-            attributes: { ...attributes, 'agent_runs.workspace': workspace },
-          },
-          parentOf(stored),
-        ),
-      );
-      if (outcome.status === 'failed')
-        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? '' });
-      span.end(endTime);
-    });
+    void Promise.all([this.#workspaceSlug(run.workspaceId), this.#agentName(run)]).then(
+      ([workspace, agentName]) => {
+        const { tracer, ids } = this.#options;
+        const span = ids.preset({ spanId: stored.spanId, traceId: stored.traceId }, () =>
+          tracer.startSpan(
+            `invoke_agent ${agentName ?? 'agent'}`,
+            {
+              kind: SpanKind.INTERNAL,
+              startTime: Date.parse(run.createdAt),
+              attributes: {
+                ...attributes,
+                'agent_runs.workspace': workspace,
+                ...(agentName !== undefined && { 'gen_ai.agent.name': agentName }),
+              },
+            },
+            parentOf(stored),
+          ),
+        );
+        if (outcome.status === 'failed') {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? '' });
+        }
+        span.end(endTime);
+      },
+    );
   }
 
   clientToolEnded(call: ClientToolSpan): void {
@@ -128,6 +136,20 @@ export class RunSpans implements RunTracing {
     );
     if (errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end(Date.parse(call.endedAt));
+  }
+
+  /** The stored agent's name, else the spec's `name` (undefined for an unnamed agent, or when it cannot be read). */
+  async #agentName(run: Run): Promise<string | undefined> {
+    if (run.agentId === null) return run.spec.name;
+    try {
+      return (await this.#options.agentName(run.workspaceId, run.agentId)) ?? run.spec.name;
+    } catch (error) {
+      this.#options.logger.debug(
+        { err: error, agentId: run.agentId },
+        'reading the agent name for a span failed',
+      );
+      return run.spec.name;
+    }
   }
 
   /** The workspace's slug (its id when it cannot be read: the span is reported anyway). */
