@@ -129,14 +129,27 @@ async function traceRun(
   });
   assert.equal(created.status, 202, JSON.stringify(created.body));
   const runId = created.body.runId as string;
-  await service.receiver.until(
-    (spans) => spans.some(isRunSpan(runId)),
-    `the span of run ${runId} is exported`,
-  );
+  await untilExported(service.receiver, client.traceId, isRunSpan(runId));
   const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
   const run = trace.find(isRunSpan(runId));
   assert.ok(run);
   return { runId, client, trace, run };
+}
+
+/**
+ * Waits until the trace holds the run's span and the creating request's server span: each process
+ * exports its own spans, the API's and the worker's in whichever order (a hosted A2A request even
+ * ends after its run).
+ */
+function untilExported(
+  receiver: OtlpReceiver,
+  traceId: string,
+  isRun: (span: ReceivedSpan) => boolean,
+): Promise<void> {
+  return receiver.until((spans) => {
+    const trace = spans.filter((span) => span.traceId === traceId);
+    return trace.some(isRun) && trace.some((span) => span.kind === SPAN_KIND.server);
+  }, `the run span and the server span of trace ${traceId} are exported`);
 }
 
 function only(
@@ -350,7 +363,7 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     );
     assert.equal(sent.status, 202, JSON.stringify(sent.body));
     const runId = sent.body.runId as string;
-    await service.receiver.until((spans) => spans.some(isRunSpan(runId)), 'the run span is exported');
+    await untilExported(service.receiver, client.traceId, isRunSpan(runId));
     const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
     const server = only(trace, (span) => span.kind === SPAN_KIND.server, 'server span');
     assert.equal(server.attributes['http.route'], `${SESSIONS_ROUTE}/:sessionId/messages`);
@@ -381,7 +394,7 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     const isAgentRun = (span: ReceivedSpan) =>
       span.name.startsWith('invoke_agent ') && span.attributes['gen_ai.agent.id'] === agentId;
-    await service.receiver.until((spans) => spans.some(isAgentRun), 'the hosted run span is exported');
+    await untilExported(service.receiver, client.traceId, isAgentRun);
     const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
     const server = only(trace, (span) => span.kind === SPAN_KIND.server, 'server span');
     assert.equal(server.parentSpanId, client.spanId);
@@ -433,7 +446,7 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     );
     const answerDone = Date.now();
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
-    await service.receiver.until((spans) => spans.some(isRunSpan(runId)), 'the run span is exported');
+    await untilExported(service.receiver, client.traceId, isRunSpan(runId));
     const trace = service.receiver.spans.filter((span) => span.traceId === client.traceId);
     const run = only(trace, isRunSpan(runId), 'run span');
     const tool = only(trace, (span) => span.name === 'execute_tool confirm', 'client tool span');
@@ -448,10 +461,12 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
       'the span ends at the answer',
     );
     // The answer is a request of its own: a server span of a trace of its own (no traceparent was sent).
-    assert.ok(
-      service.receiver.spans.some(
-        (span) => span.attributes['http.route'] === TOOL_RESULTS_ROUTE && span.traceId !== client.traceId,
-      ),
+    await service.receiver.until(
+      (spans) =>
+        spans.some(
+          (span) => span.attributes['http.route'] === TOOL_RESULTS_ROUTE && span.traceId !== client.traceId,
+        ),
+      'the tool result request has a server span of its own trace',
     );
     assert.equal(run.attributes['agent_runs.run.status'], 'succeeded');
   });
