@@ -344,6 +344,34 @@ describe('OpenTelemetry traces (extensions §3)', { timeout: 180_000 }, () => {
     assert.equal(run.statusCode, STATUS_ERROR);
   });
 
+  it('a failed server tool call: its execute_tool span has error.type and status ERROR', async () => {
+    service.tools.route('/broken', answerJson({ error: 'down' }, 503));
+    const created = await service.processes.admin('POST', '/workspaces/acme/tools', {
+      name: 'broken',
+      parameters: { type: 'object', properties: {} },
+      http: { url: service.tools.url('/broken'), method: 'POST' },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    service.fake.enqueue(
+      { toolCalls: [{ id: 'call_b', name: 'broken', input: {} }] },
+      { text: ['It failed.'] },
+    );
+    const { trace, run } = await traceRun(service, {
+      systemPrompt: 's',
+      prompt: 'p',
+      tools: [{ kind: 'svc', id: created.body.id as string }],
+    });
+    const tool = only(trace, (span) => span.name === 'execute_tool broken', 'tool span');
+    assert.equal(tool.parentSpanId, run.spanId);
+    assert.equal(tool.attributes['error.type'], 'tool_error');
+    assert.equal(tool.statusCode, STATUS_ERROR);
+    assert.equal(
+      run.attributes['agent_runs.run.status'],
+      'succeeded',
+      'the model read the error and answered',
+    );
+  });
+
   it("a session message's run: invoke_agent is a child of the message request's span, with the session as gen_ai.conversation.id", async () => {
     const session = await service.processes.request('POST', `${service.ws}/agent-sessions`, {
       body: { name: 'helper', systemPrompt: 's' },
