@@ -25,6 +25,9 @@ export interface RunTraceContext {
 }
 
 const SAMPLED = 1;
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const INVALID_TRACE_ID = '0'.repeat(32);
+const INVALID_SPAN_ID = '0'.repeat(16);
 
 /**
  * A run's trace context: a child of `origin` (the creating request's span) when there is one, else
@@ -39,6 +42,24 @@ export function newRunTraceContext(origin: TraceOrigin | undefined): RunTraceCon
     parentSpanId: origin.spanId,
     traceFlags: origin.traceFlags,
     ...(origin.traceState !== undefined && { traceState: origin.traceState }),
+  };
+}
+
+/**
+ * A `traceparent` header as W3C Trace Context level 1 reads it: version `ff` and all-zero ids are
+ * invalid; a later version is read by its first four fields. Undefined when it is not valid.
+ */
+export function parseTraceparent(header: string | undefined, traceState?: string): TraceOrigin | undefined {
+  const match = header === undefined ? null : TRACEPARENT.exec(header.trim());
+  if (!match) return undefined;
+  const [, version = '', traceId = '', spanId = '', flags = '', rest] = match;
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
+  if (traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID) return undefined;
+  return {
+    traceId,
+    spanId,
+    traceFlags: Number.parseInt(flags, 16),
+    ...(traceState !== undefined && traceState !== '' && { traceState }),
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newRunTraceContext } from '../../src/domain/trace-context.ts';
+import { newRunTraceContext, parseTraceparent } from '../../src/domain/trace-context.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
@@ -35,5 +35,37 @@ describe("a run's trace context (extensions §3: the run span is a child of the 
     assert.equal(first.traceFlags, 1);
     assert.notEqual(first.traceId, second.traceId);
     assert.notEqual(first.spanId, second.spanId);
+  });
+});
+
+describe('traceparent (W3C Trace Context level 1)', () => {
+  it('reads a valid header with its tracestate', () => {
+    const header = `00-${TRACE_ID}-${SPAN_ID}-01`;
+    const origin = parseTraceparent(header, 'congo=t61rcWkgMzE');
+    assert.deepEqual(origin, {
+      traceId: TRACE_ID,
+      spanId: SPAN_ID,
+      traceFlags: 1,
+      traceState: 'congo=t61rcWkgMzE',
+    });
+  });
+
+  it('reads a later version by its first four fields', () => {
+    assert.equal(parseTraceparent(`01-${TRACE_ID}-${SPAN_ID}-00-extra`)?.traceFlags, 0);
+  });
+
+  it('refuses invalid headers: version ff, all-zero ids, upper case, extra fields in version 00, wrong lengths', () => {
+    for (const header of [
+      `ff-${TRACE_ID}-${SPAN_ID}-01`,
+      `00-${'0'.repeat(32)}-${SPAN_ID}-01`,
+      `00-${TRACE_ID}-${'0'.repeat(16)}-01`,
+      `00-${TRACE_ID.toUpperCase()}-${SPAN_ID}-01`,
+      `00-${TRACE_ID}-${SPAN_ID}-01-extra`,
+      `00-${TRACE_ID.slice(1)}-${SPAN_ID}-01`,
+      '',
+      undefined,
+    ]) {
+      assert.equal(parseTraceparent(header), undefined, String(header));
+    }
   });
 });
