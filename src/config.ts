@@ -34,6 +34,19 @@ export interface Config {
   metricsToken: string | undefined;
   /** Port of the management listener (`/metrics`, `/healthz`, `/readyz` without a credential); unset: none. */
   metricsPort: number | undefined;
+  tracing: TracingConfig;
+}
+
+/**
+ * OpenTelemetry traces (extensions §3): on when an OTLP endpoint is set. The SDK reads the other
+ * standard `OTEL_*` variables itself (service name, protocol, headers, sampler, batching).
+ */
+export interface TracingConfig {
+  enabled: boolean;
+  /** `OTEL_SERVICE_NAME`, `agent-runs` by default. */
+  serviceName: string;
+  /** Prompts, replies and tool arguments and results are recorded on spans (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`). */
+  captureMessageContent: boolean;
 }
 
 /**
@@ -136,6 +149,16 @@ const envSchema = z.object({
     )
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // OpenTelemetry's standard variables: the SDK reads them itself; named here so a bad value fails at start.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_SERVICE_NAME: nonEmpty.optional(),
+  OTEL_TRACES_SAMPLER: z.string().optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.string().optional(),
+  OTEL_BSP_SCHEDULE_DELAY: z.string().regex(/^\d+$/, 'must be a whole number of milliseconds').optional(),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z.enum(['true', 'false']).optional(),
   OPENAI_API_KEY: nonEmpty.optional(),
   ANTHROPIC_API_KEY: nonEmpty.optional(),
   GOOGLE_GENERATIVE_AI_API_KEY: nonEmpty.optional(),
@@ -179,6 +202,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     plugins: e.AGENT_RUNS_PLUGINS ?? [],
     metricsToken: e.AGENT_RUNS_METRICS_TOKEN,
     metricsPort: e.AGENT_RUNS_METRICS_PORT,
+    tracing: {
+      enabled:
+        e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,
+      serviceName: e.OTEL_SERVICE_NAME ?? 'agent-runs',
+      captureMessageContent: e.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true',
+    },
   };
 }
 

@@ -187,8 +187,21 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       pluginRecords: repos.pluginRecords,
       fetch: lazyGuardedFetch({ allow: config.fetchAllow }),
     });
-    // Server-resolved tool calls are counted by kind, outcome and duration around their handlers.
-    const toolCatalog = meteredToolCatalog(unmeteredTools, metrics);
+    // Loaded only when an OTLP endpoint is set: without it no OpenTelemetry SDK module is imported.
+    const tracing = config.tracing.enabled
+      ? (await import('./infra/tracing/open-telemetry.ts')).startOpenTelemetry({
+          serviceName: config.tracing.serviceName,
+          captureMessageContent: config.tracing.captureMessageContent,
+          workspaceSlugs: () => repos.workspaces.list(),
+          agentName: async (workspaceId, agentId) =>
+            (await repos.agents.findById(workspaceId, agentId))?.name,
+          logger: options.logger,
+        })
+      : undefined;
+    // Server-resolved tool calls are counted by kind, outcome and duration around their handlers,
+    // and traced (a span each) where tracing is on.
+    const meteredTools = meteredToolCatalog(unmeteredTools, metrics);
+    const toolCatalog = tracing ? tracing.tools(meteredTools) : meteredTools;
 
     const shutdown = new AbortController();
     const stopping = new AbortController();
@@ -206,6 +219,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       signals,
       logger: options.logger,
       metrics,
+      ...(tracing && { tracing: tracing.runs }),
     });
     if (config.role !== 'api' && !options.internalAdmin) {
       if (options.models) {
@@ -224,6 +238,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       }
       // Every model call (the loop's, the judge's, the planner's) is counted around the port.
       models = meteredModelPort(models, metrics);
+      // A `chat` span around each, carrying its `traceparent` to the provider.
+      if (tracing) models = tracing.models(models);
       // The supervisor's judge and a plan-only run's planner call models as the loop does, through the same port.
       const judges = supervisorJudges({ models, resolver: catalog });
       const planner = taskPlanner(models);
@@ -261,6 +277,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         cancelCheckMs: redis ? CANCEL_CHECK_MS : undefined,
         logger: options.logger,
         metrics,
+        ...(tracing && { tracing: tracing.runs }),
       });
       queue.consume((job) => executor.execute(job));
       if (requeueLost) {
@@ -321,7 +338,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         heartbeatMs,
       },
     };
-    const app = await buildApp(resources, { logger: options.logger });
+    const app = await buildApp(resources, {
+      logger: options.logger,
+      ...(tracing && { requestTracing: tracing.requests }),
+    });
     let management: FastifyInstance | undefined;
     const listenManagement = async (): Promise<string | undefined> => {
       if (config.metricsPort === undefined) return undefined;
@@ -350,6 +370,10 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       await writer.durable();
       await redis?.close();
       await storage.close();
+      // The spans of the runs and requests that ended are exported before the process exits.
+      await tracing
+        ?.flush()
+        .catch((error: unknown) => options.logger.warn({ err: error }, 'exporting the last spans failed'));
     };
     let closing: Promise<void> | undefined;
     return {

@@ -1,4 +1,5 @@
 import type { RunSpec } from './run-spec.ts';
+import type { RunTraceContext } from './trace-context.ts';
 import type { ModelInfo, TokenUsage } from './usage.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
@@ -45,6 +46,8 @@ export interface Run {
   turns: number | null;
   model: ModelInfo | null;
   cancelRequestedAt: string | null;
+  /** Null on runs stored before traces were kept with runs. */
+  traceContext: RunTraceContext | null;
   createdAt: string;
   updatedAt: string;
   endedAt: string | null;

@@ -25,3 +25,4 @@ export type {
 export { ModelTurnError } from './ports/model.ts';
 export type * from './ports/workspace-admin.ts';
 export type * from './ports/metrics.ts';
+export type * from './ports/tracing.ts';

@@ -1,6 +1,13 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import { createServer, type ServerOptions } from 'node:http';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerFactory,
+} from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import type { RunMetrics } from '../engine/ports.ts';
+import type { RequestTracing } from '../engine/ports/tracing.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
@@ -16,6 +23,8 @@ import { workspaceRoutes } from './routes/workspace/index.ts';
 
 export interface BuildAppOptions {
   logger: FastifyBaseLogger;
+  /** Where tracing is on: a SERVER span per request. */
+  requestTracing?: RequestTracing;
 }
 
 /** The HTTP application: routes and plugins only; adapters come in through `resources`. */
@@ -32,7 +41,9 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
     frameworkErrors: (error, _request, reply) => {
       void (reply as FastifyReply).status(400).send({ error: 'invalid_request', message: error.message });
     },
+    ...(options.requestTracing && { serverFactory: tracedServer(options.requestTracing) }),
   });
+  if (options.requestTracing) registerRouteNaming(app, options.requestTracing);
   registerErrorHandling(app);
   registerRequestMetrics(app, resources.metrics);
   registerJsonBodyParser(app);
@@ -65,6 +76,32 @@ function registerRequestMetrics(app: FastifyInstance, metrics: RunMetrics): void
       const bucket = reply.getHeader('x-ratelimit-bucket');
       if (typeof bucket === 'string') metrics.rateLimited(bucket);
     }
+  });
+}
+
+/**
+ * The HTTP server Fastify would create, with each request run inside its span: what Fastify sets on
+ * the server it creates itself is set here too.
+ */
+function tracedServer(tracing: RequestTracing): FastifyServerFactory {
+  return (handler, options) => {
+    const server = createServer((options.http ?? {}) as ServerOptions, tracing.traced(handler));
+    if (typeof options.keepAliveTimeout === 'number') server.keepAliveTimeout = options.keepAliveTimeout;
+    if (typeof options.requestTimeout === 'number') server.requestTimeout = options.requestTimeout;
+    if (typeof options.connectionTimeout === 'number') server.setTimeout(options.connectionTimeout);
+    if (typeof options.maxRequestsPerSocket === 'number' && options.maxRequestsPerSocket > 0) {
+      server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    }
+    return server;
+  };
+}
+
+/** Each request's span is named after its route template once routing found it (never the raw path). */
+function registerRouteNaming(app: FastifyInstance, tracing: RequestTracing): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined) tracing.routed(request.raw, route);
+    done();
   });
 }
 

@@ -41,6 +41,7 @@ interface ModelTurnRequest {
   /** Forward thought parts (only when a reasoning level above 0 was requested). */
   streamThinking: boolean;
   abortSignal: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 /** Runs each model call through the AI SDK, on the calling thread. */
@@ -66,6 +67,7 @@ function modelTurnRequest(call: ModelCall, abortSignal: AbortSignal): ModelTurnR
     ...(reasoning.reasoning && { reasoning: reasoning.reasoning }),
     streamThinking: reasoning.exposesThinking && (reasoningLevel ?? 0) > 0,
     abortSignal,
+    ...(call.headers && { headers: call.headers }),
   };
 }
 
@@ -102,6 +104,7 @@ async function streamModelTurn(request: ModelTurnRequest, output: ModelTurnOutpu
       ...(request.providerOptions && { providerOptions: request.providerOptions as never }),
       ...(request.reasoning && { reasoning: request.reasoning }),
       abortSignal: request.abortSignal,
+      ...(request.headers && { headers: request.headers }),
       // The provider fetches `input_file_url` attachments itself; the service never downloads them.
       download: async (urls) => urls.map(() => null),
       onLanguageModelCallEnd: (event) => {

@@ -200,6 +200,8 @@ export interface RunsTable {
   dispatch: string | null;
   wake_at: string | null;
   admission: Generated<number>;
+  /** The run's `RunTraceContext` as JSON; null on runs stored before migration 0013. */
+  trace_context: string | null;
   created_at: string;
   updated_at: string;
   ended_at: string | null;

@@ -6,6 +6,7 @@ import { baseTerminalFields } from '../../src/domain/terminal-fields.ts';
 import { zeroUsage } from '../../src/domain/usage.ts';
 import { logRunFinished } from '../../src/engine/lifecycle/run-end-line.ts';
 import { runLogger } from '../../src/engine/lifecycle/run-logger.ts';
+import { newRunTraceContext } from '../../src/domain/trace-context.ts';
 import { cancelledEvent, errorEvent, resultEvent } from '../../src/engine/loop/terminal-events.ts';
 import { STORED_RUN_SPEC } from '../storage/stored-run-spec.ts';
 
@@ -28,6 +29,7 @@ const RUN: Run = {
   createdAt: '2026-11-28T20:00:00.000Z',
   updatedAt: '2026-11-28T20:00:00.000Z',
   endedAt: null,
+  traceContext: null,
 };
 
 const FIELDS = baseTerminalFields(STORED_RUN_SPEC);
@@ -99,5 +101,23 @@ describe('the run logger and the end-of-run line', () => {
         ['cancelled', undefined, 2, 7],
       ],
     );
+  });
+});
+
+describe("a run's log lines carry its runId, traceId and spanId (extensions §3)", () => {
+  it("every line of the run's logger names the run and its span of its stored trace", () => {
+    const { logger, lines } = capturedLogger();
+    const traceContext = newRunTraceContext(undefined);
+    runLogger(logger, { id: 'run_1', traceContext }).info('run started');
+    assert.equal(lines[0]?.runId, 'run_1');
+    assert.equal(lines[0]?.traceId, traceContext.traceId);
+    assert.equal(lines[0]?.spanId, traceContext.spanId);
+  });
+
+  it('a run stored without a trace context logs its runId alone', () => {
+    const { logger, lines } = capturedLogger();
+    runLogger(logger, { id: 'run_2', traceContext: null }).info('run started');
+    assert.equal(lines[0]?.runId, 'run_2');
+    assert.equal('traceId' in (lines[0] ?? {}), false);
   });
 });

@@ -13,8 +13,8 @@ import { deferred, eventually } from '../support/waits.ts';
  * service's own lines are read as it writes them (scale-out: the worker process's stdout too).
  */
 
-/** The fields that tie a line to its run (tracing adds `traceId` and `spanId` here). */
-const RUN_FIELDS = ['runId'] as const;
+/** The fields that tie a line to its run and to its trace (its `invoke_agent` span). */
+const RUN_FIELDS = ['runId', 'traceId', 'spanId'] as const;
 
 /** The lines that end one execution of a run (it starts with `run started`). */
 const EXECUTION_ENDS = new Set(['run parked', 'run handed over', 'run finished']);
@@ -84,6 +84,17 @@ class ServiceLog {
         assert.equal(typeof line[field], 'string', `"${line.msg}" carries ${field}`);
       }
       assert.equal(line.runId, runId, `"${line.msg}" is about this run`);
+    }
+    // One run, one trace context, whichever execution wrote the line.
+    const [first] = during;
+    for (const line of during) {
+      assert.match(String(line.traceId), /^[0-9a-f]{32}$/);
+      assert.match(String(line.spanId), /^[0-9a-f]{16}$/);
+      assert.deepEqual(
+        [line.traceId, line.spanId],
+        [first?.traceId, first?.spanId],
+        `"${line.msg}" joins the run's span`,
+      );
     }
     return during;
   }

@@ -10,7 +10,7 @@ export const BIN = join(REPO, 'bin/agent-runs.js');
 
 /** Variables the service reads: a child gets only the ones a test sets, never the caller's. */
 const SERVICE_VARIABLE =
-  /^(AGENT_RUNS_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$|OPENAI_|ANTHROPIC_|GOOGLE_)/;
+  /^(AGENT_RUNS_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|LOG_LEVEL$|OPENAI_|ANTHROPIC_|GOOGLE_|OTEL_)/;
 
 /**
  * Children keep Node's compile cache (type-stripped, compiled modules) as `bin/agent-runs.js` does:

@@ -3,6 +3,7 @@ import { ForbiddenError, InvalidRequestError, NotFoundError } from '../../domain
 import { newId } from '../../domain/ids.ts';
 import type { Run } from '../../domain/run.ts';
 import { isServerToolKind, type ClientToolKind } from '../../domain/tool-ref.ts';
+import type { TraceOrigin } from '../../domain/trace-context.ts';
 import {
   followRunEvents,
   type FollowedRunEvent,
@@ -75,18 +76,28 @@ export class HostedAgents {
     }
   }
 
-  /** Starts the run answering one message, in the session of its context (opened on first use). */
-  async send(credential: RunCredential, agent: Agent, message: HostedMessage): Promise<Run> {
+  /**
+   * Starts the run answering one message, in the session of its context (opened on first use);
+   * `caller`: the trace context the message came with.
+   */
+  async send(
+    credential: RunCredential,
+    agent: Agent,
+    message: HostedMessage,
+    caller?: TraceOrigin,
+  ): Promise<Run> {
     const kinds = clientToolKinds(agent);
     if (kinds.length > 0) throw new AgentNotServableError(agent, kinds);
     if (message.contextId === '' || message.contextId.length > MAX_CONTEXT_ID_CHARS) {
       throw new InvalidRequestError(`contextId: must be 1 to ${MAX_CONTEXT_ID_CHARS} characters`);
     }
     const sessionId = await this.#sessionOf(credential, agent, message.contextId);
-    return this.#deps.sessions.message(credential, sessionId, {
-      prompt: message.text,
-      metadata: message.metadata,
-    });
+    return this.#deps.sessions.message(
+      credential,
+      sessionId,
+      { prompt: message.text, metadata: message.metadata },
+      caller,
+    );
   }
 
   /** The run's events from the first to the terminal one (see `followRunEvents`). */

@@ -22,6 +22,7 @@ import type {
   SessionRunEnd,
 } from '../ports.ts';
 import { noMetrics } from '../ports/metrics.ts';
+import { noTracing, type RunTracing } from '../ports/tracing.ts';
 import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
@@ -32,6 +33,8 @@ export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
   /** Counts executing runs, queue waits and finished runs (none counted when absent). */
   metrics?: RunMetrics;
+  /** Runs each execution in its run's trace and reports the run's span at its end (none when absent). */
+  tracing?: RunTracing;
   dispatcher: RunDispatcher;
   /**
    * The run controls of a run (`controlPipelineFor` its spec); `signal` aborts when the run is
@@ -206,11 +209,12 @@ export class RunExecutor {
   }
 
   /**
-   * A run whose terminal event is written: counted (its status and time since creation) and logged
-   * in its one end line. Called only by the attempt whose write of the terminal event landed, so
-   * once per run whatever the attempts and takeovers before it.
+   * A run whose terminal event is written: counted (its status and time since creation), its span
+   * reported, and logged in its one end line. Called only by the attempt whose write of the terminal
+   * event landed, so once per run whatever the attempts and takeovers before it.
    */
   #finished(run: Run, terminal: TerminalEvent, log: Logger): void {
+    this.#tracing.runEnded(run, terminal.outcome);
     const { status } = terminal.outcome;
     if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
     const durationMs = Math.max(0, Date.now() - Date.parse(run.createdAt));
@@ -220,6 +224,10 @@ export class RunExecutor {
 
   get #metrics(): RunMetrics {
     return this.#deps.metrics ?? noMetrics;
+  }
+
+  get #tracing(): RunTracing {
+    return this.#deps.tracing ?? noTracing;
   }
 
   async #executeOnce(job: RunJob, progress: AttemptProgress): Promise<RunJobOutcome> {
@@ -285,7 +293,7 @@ export class RunExecutor {
         { abort: abort.signal, stop: stop.signal },
         start,
       );
-      const end = await loop.execute();
+      const end = await this.#tracing.inRun(run, () => loop.execute());
       if (abort.signal.reason instanceof ServiceShutdown) {
         log.info({ attempt }, 'run handed over');
         return 'handed_over';

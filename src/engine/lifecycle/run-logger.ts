@@ -7,13 +7,14 @@ export interface ChildLogger<L> {
 
 /**
  * The logger of a run: every line written while the run executes goes through it, so each carries
- * the run's id (and its trace context) without the call sites naming them. Made once per execution
- * of the run, never per event.
+ * the run's `runId`, and the `traceId` and `spanId` (its `invoke_agent` span) of its stored trace
+ * context, so logs join the run's trace (extensions §3), without the call sites naming them. Made
+ * once per execution of the run, never per event. A run stored before trace contexts were kept has
+ * only its `runId`.
  */
-export function runLogger<L extends ChildLogger<L>>(logger: L, run: Run): L {
-  return logger.child({
-    runId: run.id,
-    // Trace fields (item 2 of issue 27): `traceId` and `spanId` of the run's `invoke_agent` span,
-    // from the trace context stored on the run, go here.
-  });
+export function runLogger<L extends ChildLogger<L>>(logger: L, run: Pick<Run, 'id' | 'traceContext'>): L {
+  const trace = run.traceContext;
+  return logger.child(
+    trace ? { runId: run.id, traceId: trace.traceId, spanId: trace.spanId } : { runId: run.id },
+  );
 }

@@ -4,7 +4,9 @@ import type { Run, RunState } from '../../domain/run.ts';
 import type { RunRequest, SessionHistoryRef } from '../../domain/run-spec.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
 import type { ClientToolKind } from '../../domain/tool-ref.ts';
+import { newRunTraceContext, type TraceOrigin } from '../../domain/trace-context.ts';
 import type { AgentStore, RunMetrics, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import type { RunTracing } from '../ports/tracing.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
 import { buildRunSpec, type RunSpecSources } from './run-spec-builder.ts';
@@ -19,6 +21,8 @@ export interface RunServiceDeps extends RunSpecSources {
   logger: Logger;
   /** Counts created runs (none counted when absent). */
   metrics?: RunMetrics;
+  /** Where a run's trace starts: the span of the request creating it, when one is traced. */
+  tracing?: Pick<RunTracing, 'activeOrigin'>;
 }
 
 /** A client tool call awaiting its one answer, as the run snapshot lists it. */
@@ -42,7 +46,16 @@ export class RunService {
     this.#deps = deps;
   }
 
-  async create(credential: RunCredential, request: RunRequest, session?: SessionRunContext): Promise<Run> {
+  /**
+   * `caller`: the trace context the request came with (its `traceparent`); the run's trace continues
+   * the active span where tracing is on (the request's own span, a child of the caller's), else it.
+   */
+  async create(
+    credential: RunCredential,
+    request: RunRequest,
+    session?: SessionRunContext,
+    caller?: TraceOrigin,
+  ): Promise<Run> {
     const { runs, agents, dispatcher, logger } = this.#deps;
     const agent = await authorizeAgent(agents, credential, request.agentId);
     const spec = await buildRunSpec(this.#deps, credential.workspaceId, request, agent, session?.history);
@@ -54,6 +67,7 @@ export class RunService {
       apiKeyId: credential.apiKeyId,
       spec,
       metadata: request.metadata ?? {},
+      traceContext: newRunTraceContext(this.#deps.tracing?.activeOrigin() ?? caller),
     });
     this.#deps.metrics?.runCreated(run.workspaceId);
     // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so

@@ -4,6 +4,7 @@ import { metadataLimitViolations } from '../../domain/metadata.ts';
 import type { Run } from '../../domain/run.ts';
 import type { InputMessage, RunRequest } from '../../domain/run-spec.ts';
 import type { Session, SessionMessage, SessionMessageRequest, SessionSpec } from '../../domain/session.ts';
+import type { TraceOrigin } from '../../domain/trace-context.ts';
 import { withoutUndefined } from '../../domain/without-undefined.ts';
 import type { AgentStore, SessionListQuery, SessionStore } from '../ports.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
@@ -54,9 +55,15 @@ export class SessionService {
    * A message run: the session's defaults with this message's overrides (for
    * this run only; an override cannot unset a default), the session's
    * conversation replayed before the input. One run at a time per session: a
-   * second message while one is in flight is refused with `409 session_busy`.
+   * second message while one is in flight is refused with `409 session_busy`. `caller`: the trace
+   * context the message came with.
    */
-  async message(credential: RunCredential, sessionId: string, message: SessionMessageRequest): Promise<Run> {
+  async message(
+    credential: RunCredential,
+    sessionId: string,
+    message: SessionMessageRequest,
+    caller?: TraceOrigin,
+  ): Promise<Run> {
     const session = await this.get(credential.workspaceId, sessionId);
     if (session.status === 'ended') {
       throw new SessionConflictError(
@@ -96,7 +103,12 @@ export class SessionService {
     try {
       // Read after the claim: the previous run has released the session, so its turns are all in.
       const history = { sessionId: session.id, items: await this.#deps.sessions.historyLength(session.id) };
-      run = await this.#deps.runs.create(credential, request, { sessionId: session.id, runId, history });
+      run = await this.#deps.runs.create(
+        credential,
+        request,
+        { sessionId: session.id, runId, history },
+        caller,
+      );
     } catch (error) {
       // The creation's own failure is the answer (a 503 while the database is away); a release that
       // fails too leaves a reservation without a run, which the next message takes over in a minute.

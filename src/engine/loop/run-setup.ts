@@ -10,6 +10,7 @@ import type {
   ToolCallStore,
   ToolCatalog,
 } from '../ports.ts';
+import type { RunTracing } from '../ports/tracing.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
 import type { LoggedRound } from '../takeover/logged-round.ts';
 import { eventKey } from '../takeover/resume-point.ts';
@@ -36,6 +37,8 @@ export interface RunSetupDeps {
   files: FileStore;
   /** The run's logger: its tools warn through it. */
   logger: RunToolLog;
+  /** Reports client tool spans (none reported when absent). */
+  tracing?: RunTracing;
 }
 
 /** What a run's turns share, resolved when its execution starts. */

@@ -51,6 +51,11 @@ export interface ModelCall {
   responseFormat?: ResponseFormat;
   /** 0-100, or null when no level was asked for; the provider maps it onto its own control. */
   reasoningLevel: number | null;
+  /**
+   * Headers the provider request carries besides its own: the `traceparent` of the call's span, given
+   * as data so that it crosses to a model thread with the call.
+   */
+  headers?: Record<string, string>;
 }
 
 export interface ModelTurnOutput {

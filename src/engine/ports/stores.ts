@@ -4,6 +4,7 @@ import type { Workspace } from '../../domain/workspace.ts';
 import type { Offering, WorkspaceProvider } from '../../domain/offering.ts';
 import type { Run, RunOutcome, RunState } from '../../domain/run.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
+import type { RunTraceContext } from '../../domain/trace-context.ts';
 import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import type { SessionItem } from '../../domain/session-history.ts';
 import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
@@ -22,6 +23,8 @@ export interface NewRun {
   apiKeyId: string | null;
   spec: RunSpec;
   metadata: Record<string, string>;
+  /** The trace the run continues (see `RunTraceContext`). */
+  traceContext?: RunTraceContext;
 }
 
 export interface RunStore {

@@ -66,6 +66,8 @@ export interface ServerToolCallContext {
   workspaceId: string;
   /** The persisted agent the run executes; null for an ephemeral spec. */
   agentId: string | null;
+  /** The model's id of the call (its `toolUseId`); the engine always gives it. */
+  toolUseId?: string;
   /** Aborted on cancel or shutdown: the call stops and closes its connections. */
   signal: AbortSignal;
 }

@@ -3,6 +3,7 @@ import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts
 import { isServerToolKind, type ClientToolKind, type ToolKind } from '../../domain/tool-ref.ts';
 import type { RunMetrics, SchemaValidator, ToolCallStore } from '../ports.ts';
 import { noMetrics } from '../ports/metrics.ts';
+import { clientToolSpanOf, noTracing, type RunTracing } from '../ports/tracing.ts';
 import { RunCancelled } from '../loop/abort-reasons.ts';
 import { retainedText } from '../loop/session-turns.ts';
 import { countClientToolCall } from './client-call-metrics.ts';
@@ -20,6 +21,8 @@ export interface ClientExecutorDeps {
   validator: SchemaValidator;
   /** Counts the calls whose wait ends here, unanswered (answered calls are counted by the intake). */
   metrics?: RunMetrics;
+  /** Each call's span ends when the run sees its answer or its timeout (none reported when absent). */
+  tracing?: RunTracing;
 }
 
 /**
@@ -72,21 +75,25 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
     await round.emitter.durable();
     // Each answer is echoed as soon as the run sees it, not when its whole batch is answered.
     const echoed = new Set(round.logged?.echoed);
-    const answered = echo(round, await toolCalls.find(round.runId, ids), echoed);
+    const ended = endedCallSpans(this.#deps.tracing ?? noTracing, batch);
+    const answered = echo(round, await toolCalls.find(round.runId, ids), echoed, ended);
     if (answered.length === ids.length) return { kind: 'done', results: this.#results(batch, answered) };
     if (Date.now() < deadline) {
       const waitingFor = ids.filter((id) => !answered.some((record) => record.toolUseId === id));
       return { kind: 'parked', wakeAt: deadline, waitingFor };
     }
-    const expired = await toolCalls.expire(round.runId, ids);
+    const unanswered = await toolCalls.expire(round.runId, ids);
     // A cancelled run waits for its calls too: a call still unanswered then ends with the run.
     const outcome = round.cancel.reason instanceof RunCancelled ? 'cancelled' : 'timeout';
     const endedAt = new Date().toISOString();
-    for (const call of expired) countClientToolCall(this.#deps.metrics ?? noMetrics, call, outcome, endedAt);
+    for (const call of unanswered)
+      countClientToolCall(this.#deps.metrics ?? noMetrics, call, outcome, endedAt);
     // Results that landed before the expiry still count, and every accepted result is echoed.
-    const final = echo(round, await toolCalls.find(round.runId, ids), echoed);
+    const expired = await toolCalls.find(round.runId, ids);
+    const final = echo(round, expired, echoed, ended);
     const missing = batch.find((entry) => !final.some((record) => record.toolUseId === entry.call.id));
     if (missing) {
+      for (const record of expired) if (record.status === 'timed_out') ended(record);
       return {
         kind: 'timed_out',
         call: { toolUseId: missing.call.id, name: missing.call.name },
@@ -112,6 +119,14 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
   }
 }
 
+/** Reports a call's span once the run sees its answer or its timeout. */
+function endedCallSpans(tracing: RunTracing, batch: readonly ClientCall[]): (record: ToolCallRecord) => void {
+  return (record) => {
+    const args = batch.find((entry) => entry.call.id === record.toolUseId)?.args;
+    tracing.clientToolEnded(clientToolSpanOf(record, args, new Date().toISOString()));
+  };
+}
+
 function clientKind(kind: ToolKind): ClientToolKind {
   if (isServerToolKind(kind)) throw new Error(`a ${kind} tool is not a client tool`);
   return kind;
@@ -130,9 +145,14 @@ function retainedPair(entry: ClientCall, answer: ClientToolResult): RetainedTool
 
 /**
  * `local_tool_result_in` for each answer not in `echoed` yet, in the order the answers arrived
- * (file bytes never go on the stream); returns the answered records in that order.
+ * (file bytes never go on the stream), its call's span `ended`; returns the answered records in that order.
  */
-function echo(round: RoundContext, records: ToolCallRecord[], echoed: Set<string>): ToolCallRecord[] {
+function echo(
+  round: RoundContext,
+  records: ToolCallRecord[],
+  echoed: Set<string>,
+  ended: (record: ToolCallRecord) => void,
+): ToolCallRecord[] {
   const ordered = records
     .filter((record) => record.status === 'answered')
     .sort((a, b) => (a.answeredAt ?? '').localeCompare(b.answeredAt ?? ''));
@@ -140,6 +160,7 @@ function echo(round: RoundContext, records: ToolCallRecord[], echoed: Set<string
     const answer = record.result;
     if (!answer || echoed.has(record.toolUseId)) continue;
     echoed.add(record.toolUseId);
+    ended(record);
     round.emitter.emit(
       'local_tool_result_in',
       'error' in answer

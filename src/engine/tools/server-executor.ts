@@ -91,6 +91,7 @@ export class ServerToolExecutor implements ToolExecutor<'server'> {
         runId: round.runId,
         workspaceId: this.#deps.workspaceId,
         agentId: this.#deps.agentId,
+        toolUseId: entry.call.id,
         signal,
       });
       outcome = {

@@ -45,7 +45,7 @@ async function streamChatTurn(
     const request = await chatRequest(call, signal);
     const { value: response } = await postJsonToApi({
       url: request.url,
-      headers: request.headers,
+      headers: call.headers ? { ...request.headers, ...call.headers } : request.headers,
       body: request.body,
       failedResponseHandler: CHAT_ERROR_HANDLER,
       successfulResponseHandler: STREAMING_BODY,

@@ -11,6 +11,7 @@ import { oauth } from './0009-oauth.ts';
 import { a2aContexts } from './0010-a2a-contexts.ts';
 import { oauthCodeReuseAndAppTokens } from './0011-oauth-code-reuse-and-app-tokens.ts';
 import { checkpointSchedule } from './0012-checkpoint-schedule.ts';
+import { runTraceContext } from './0013-run-trace-context.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-a2a-contexts': a2aContexts,
   '0011-oauth-code-reuse-and-app-tokens': oauthCodeReuseAndAppTokens,
   '0012-checkpoint-schedule': checkpointSchedule,
+  '0013-run-trace-context': runTraceContext,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
 import type { FailureReason, Run, RunState, RunStatus } from '../../domain/run.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
+import type { RunTraceContext } from '../../domain/trace-context.ts';
 import type { NewRun, RunStore } from '../../engine/ports.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
@@ -44,6 +45,7 @@ export class RunRepository implements RunStore {
         dispatch: param('dispatch'),
         wake_at: param('wake_at'),
         admission: param('admission'),
+        trace_context: param('trace_context'),
         created_at: param('created_at'),
         updated_at: param('updated_at'),
         ended_at: param('ended_at'),
@@ -94,6 +96,7 @@ export class RunRepository implements RunStore {
       dispatch: 'waiting',
       wake_at: null,
       admission: 0,
+      trace_context: input.traceContext ? toJson(input.traceContext) : null,
       created_at: now,
       updated_at: now,
       ended_at: null,
@@ -163,6 +166,7 @@ function toRun(row: Selectable<RunsTable>): Run {
     turns: row.turns,
     model: fromNullableJson<ModelInfo>(row.model),
     cancelRequestedAt: row.cancel_requested_at,
+    traceContext: fromNullableJson<RunTraceContext>(row.trace_context),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     endedAt: row.ended_at,

@@ -51,11 +51,16 @@ export class HostedAgentExecutor implements AgentExecutor {
     const call = hostedCallOf(request.context);
     let run: Run;
     try {
-      run = await this.#deps.hostedAgents.send(call.credential, call.agent, {
-        contextId: request.contextId,
-        text: messageText(request.userMessage),
-        metadata: runMetadata(request, call.mode === 'stream'),
-      });
+      run = await this.#deps.hostedAgents.send(
+        call.credential,
+        call.agent,
+        {
+          contextId: request.contextId,
+          text: messageText(request.userMessage),
+          metadata: runMetadata(request, call.mode === 'stream'),
+        },
+        call.caller,
+      );
     } catch (error) {
       // Nothing is published: the request handler then answers with this failure.
       call.failure = startFailure(error, this.#deps.logger);

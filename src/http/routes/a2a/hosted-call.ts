@@ -1,6 +1,7 @@
 import type { A2AError } from '@a2a-js/sdk/errors';
 import { ServerCallContext, type User } from '@a2a-js/sdk/server';
 import type { Agent } from '../../../domain/agent.ts';
+import type { TraceOrigin } from '../../../domain/trace-context.ts';
 import type { RunCredential } from '../../../engine/lifecycle/agent-access.ts';
 
 /**
@@ -11,6 +12,8 @@ import type { RunCredential } from '../../../engine/lifecycle/agent-access.ts';
 export interface HostedCall {
   credential: RunCredential;
   agent: Agent;
+  /** The trace context the call came with (its `traceparent`). */
+  caller: TraceOrigin | undefined;
   mode: 'send' | 'stream' | undefined;
   failure: A2AError | undefined;
 }
@@ -21,8 +24,12 @@ const HOSTED_CALL = 'agent-runs.hostedCall';
  * The SDK's call context for a call: its user is the (workspace, agent) pair, the owner the SDK's
  * stores scope tasks by, so a task is reachable only through its own agent's endpoint.
  */
-export function hostedCallContext(credential: RunCredential, agent: Agent): ServerCallContext {
-  const call: HostedCall = { credential, agent, mode: undefined, failure: undefined };
+export function hostedCallContext(
+  credential: RunCredential,
+  agent: Agent,
+  caller: TraceOrigin | undefined,
+): ServerCallContext {
+  const call: HostedCall = { credential, agent, caller, mode: undefined, failure: undefined };
   return new ServerCallContext({
     user: new HostedAgentCaller(`${credential.workspaceId}/${agent.id}`),
     requestedVersion: '0.3',

@@ -16,6 +16,7 @@ import { runCredential } from '../../run-credential.ts';
 import { hostedAgentCard, sdkAgentCard, type HostedAgentCard } from './agent-card.ts';
 import { HostedAgentExecutor } from './agent-executor.ts';
 import { ExpiringTaskStore } from './expiring-task-store.ts';
+import { callerTrace } from '../../caller-trace.ts';
 import { hostedCallContext } from './hosted-call.ts';
 import { methodOf, registerJsonRpcBodyParser, requestIdOf, type JsonRpcBody } from './json-rpc-body.ts';
 import { errorEnvelope, JSON_RPC_CODES, startFailure } from './json-rpc-errors.ts';
@@ -126,7 +127,10 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
       const handler = new LegacyJsonRpcTransportHandler(
         new HostedAgentRequestHandler(sdkAgentCard(served.card), tasks, executor, buses),
       );
-      const answer = await handler.handle(body.request, hostedCallContext(served.credential, served.agent));
+      const answer = await handler.handle(
+        body.request,
+        hostedCallContext(served.credential, served.agent, callerTrace(request)),
+      );
       if (Symbol.asyncIterator in answer) {
         return sendJsonRpcStream(reply, answer, id, {
           stop: shutdown.signal,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { InvalidRequestError, UnavailableError } from '../../../domain/errors.ts';
 import { runControlsView } from '../../../engine/lifecycle/run-controls-view.ts';
+import { callerTrace } from '../../caller-trace.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import { runCredential } from '../../run-credential.ts';
@@ -68,7 +69,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     async (request, reply) => {
       const body = parseInput(runRequestSchema, request.body);
       const principal = principalOf(request);
-      const run = await engine.runs.create(runCredential(principal), body);
+      const run = await engine.runs.create(runCredential(principal), body, undefined, callerTrace(request));
       return reply
         .status(202)
         .send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Session, SessionMessage } from '../../../domain/session.ts';
+import { callerTrace } from '../../caller-trace.ts';
 import { parseInput } from '../../parse.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
@@ -165,7 +166,12 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
     async (request, reply) => {
       const message = parseInput(sessionMessageSchema, request.body);
       const principal = principalOf(request);
-      const run = await engine.sessions.message(runCredential(principal), request.params.sessionId, message);
+      const run = await engine.sessions.message(
+        runCredential(principal),
+        request.params.sessionId,
+        message,
+        callerTrace(request),
+      );
       return reply
         .status(202)
         .send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
