@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest } from '../test/support/otlp-protobuf.ts';
+import type { TraceRequestBody } from '../test/support/otlp-receiver.ts';
 
 /** What the receiver got so far: export requests, their bytes, and the spans they held. */
 export interface OtlpExports {
@@ -62,63 +64,25 @@ async function receive(request: IncomingMessage, response: ServerResponse, count
 /** `resourceSpans[].scopeSpans[].spans[]` of an OTLP/JSON ExportTraceServiceRequest. */
 function jsonSpanCount(body: Buffer): number | undefined {
   try {
-    const request = JSON.parse(body.toString('utf8')) as {
-      resourceSpans?: { scopeSpans?: { spans?: unknown[] }[] }[];
-    };
-    let spans = 0;
-    for (const resource of request.resourceSpans ?? []) {
-      for (const scope of resource.scopeSpans ?? []) spans += scope.spans?.length ?? 0;
-    }
-    return spans;
+    return spanCount(JSON.parse(body.toString('utf8')) as TraceRequestBody);
   } catch {
     return undefined;
   }
 }
 
-/**
- * The spans of a protobuf ExportTraceServiceRequest: `resource_spans` (field 1) hold `scope_spans`
- * (field 2), which hold `spans` (field 2), each length-delimited. Only those three levels are walked
- * (every other field is skipped by its wire type), so no schema or protobuf library is needed.
- */
+/** The spans of a protobuf ExportTraceServiceRequest, decoded as the traces tests decode it. */
 function protobufSpanCount(body: Buffer): number | undefined {
   try {
-    let spans = 0;
-    for (const resource of fieldsNumbered(body, 1)) {
-      for (const scope of fieldsNumbered(resource, 2)) spans += fieldsNumbered(scope, 2).length;
-    }
-    return spans;
+    return spanCount(decodeTraceRequest(body));
   } catch {
     return undefined;
   }
 }
 
-/** The length-delimited fields of one message with this field number, in order. */
-function fieldsNumbered(message: Buffer, field: number): Buffer[] {
-  const found: Buffer[] = [];
-  let offset = 0;
-  const varint = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (offset >= message.length || shift > 63) throw new Error('truncated varint');
-      const byte = message[offset++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-  };
-  while (offset < message.length) {
-    const key = varint();
-    const wireType = key % 8;
-    const number = Math.floor(key / 8);
-    if (wireType === 0) varint();
-    else if (wireType === 1) offset += 8;
-    else if (wireType === 5) offset += 4;
-    else if (wireType === 2) {
-      const length = varint();
-      if (offset + length > message.length) throw new Error('truncated field');
-      if (number === field) found.push(message.subarray(offset, offset + length));
-      offset += length;
-    } else throw new Error(`unsupported wire type ${wireType}`);
+function spanCount(request: TraceRequestBody): number {
+  let spans = 0;
+  for (const resource of request.resourceSpans ?? []) {
+    for (const scope of resource.scopeSpans ?? []) spans += scope.spans?.length ?? 0;
   }
-  if (offset !== message.length) throw new Error('truncated message');
-  return found;
+  return spans;
 }
