@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertPlainHelloWorldRun, startRunFixture, textOf, types } from '../support/run-fixture.ts';
+import { readAll } from '../support/sse-client.ts';
 
 const HELLO_WORLD = {
   text: ['Hello', ', world.'],
@@ -26,6 +27,12 @@ describe('AGENT_RUNS_MODEL_THREADS: where model calls run does not change what a
   }
 });
 
+/**
+ * Filling the thread's heap streams some hundred megabytes of thoughts through the fake: seconds on
+ * a quiet machine, more than the usual 30 s cap when the other shards share a busy one.
+ */
+const HEAP_FILL_CAP_MS = 180_000;
+
 describe('a model thread that stops during a call', () => {
   it('ends that run like a broken-off stream: the partial assistant_message, then one retryable worker_error with partialText, the invocation counted; the next run gets a new thread', async () => {
     // After its text the reply thinks without end (thoughts are not streamed: reasoning is off),
@@ -40,7 +47,13 @@ describe('a model thread that stops during a call', () => {
       ],
     });
     try {
-      const stopped = await fixture.runToEnd({ systemPrompt: 'You are terse.', prompt: 'think' });
+      const created = await fixture.createRun({ systemPrompt: 'You are terse.', prompt: 'think' });
+      assert.equal(created.status, 202);
+      const stoppedRunId = created.body.runId as string;
+      const stopped = {
+        runId: stoppedRunId,
+        frames: await readAll(fixture.streamUrl(stoppedRunId), fixture.headers, HEAP_FILL_CAP_MS),
+      };
       assert.deepEqual(types(stopped.frames), [
         'assistant_delta',
         'assistant_delta',
