@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * event comes; the cap only turns a hang into a failure, so it is far above what a slow or loaded
  * one-core machine needs.
  */
-export const WAIT_CAP_MS = 30_000;
+export const WAIT_CAP_MS = 60_000;
 
 /** Settles like `promise`, or rejects with `describeTimeout()` if it has not settled within `timeoutMs`. */
 export function withCap<T>(
