@@ -16,7 +16,8 @@ import { createRepositories, type Repositories } from './storage/repositories/in
 import { SecretBox } from './storage/secret-box.ts';
 import { EventLogWriter } from './engine/log/event-log-writer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './engine/loop/retry-policy.ts';
-import { DEFAULT_EXECUTION_RETRY, RunExecutor } from './engine/lifecycle/run-executor.ts';
+import { DEFAULT_EXECUTION_RETRY } from './engine/lifecycle/execution-retries.ts';
+import { RunExecutor } from './engine/lifecycle/run-executor.ts';
 import { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { meteredModelPort, meteredToolCatalog } from './infra/metered-ports.ts';
 import { PrometheusMetrics } from './infra/prometheus-metrics.ts';

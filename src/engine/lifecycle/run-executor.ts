@@ -1,33 +1,28 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isStoreUnavailable } from '../../domain/errors.ts';
 import type { Run } from '../../domain/run.ts';
-import { isTerminalEventType } from '../../domain/run-events.ts';
-import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { EventLogWriter } from '../log/event-log-writer.ts';
 import { RunEmitter } from '../log/run-emitter.ts';
 import { EventLogFailure, RunCancelled, ServiceShutdown, storeOutageOf } from '../loop/abort-reasons.ts';
 import type { ControlPipeline } from '../loop/control-pipeline.ts';
-import { backoffDelayMs, type RetryPolicy } from '../loop/retry-policy.ts';
-import { sessionTurnItems } from '../loop/session-turns.ts';
-import { errorBeforeAnyTurn, type RunFailure, type TerminalEvent } from '../loop/terminal-events.ts';
+import type { RetryPolicy } from '../loop/retry-policy.ts';
+import type { RunFailure } from '../loop/terminal-events.ts';
 import { TurnLoop, type TurnLoopDeps } from '../loop/turn-loop.ts';
-import type {
-  EventStore,
-  RunJob,
-  RunJobOutcome,
-  RunMetrics,
-  RunSignals,
-  RunStore,
-  SessionRunEnd,
-} from '../ports.ts';
+import type { EventStore, RunJob, RunJobOutcome, RunMetrics, RunSignals, RunStore } from '../ports.ts';
 import { noMetrics } from '../ports/metrics.ts';
 import { noTracing, type RunTracing } from '../ports/tracing.ts';
 import { freshStart, loopStartFromLog } from '../takeover/loop-start.ts';
 import type { RunParked } from '../tools/tool-executor.ts';
+import {
+  DEFAULT_STORE_OUTAGE_LIMIT_MS,
+  executeWithRetries,
+  WORKER_ERROR,
+  type AttemptProgress,
+} from './execution-retries.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
-import { logRunFinished } from './run-end-line.ts';
+import { RunEnd } from './run-end.ts';
 import { runLogger } from './run-logger.ts';
+import { endsWithTerminalEvent, endWithError, sessionEnd } from './terminal-writes.ts';
 
 export interface RunExecutorDeps extends TurnLoopDeps {
   runs: RunStore;
@@ -68,37 +63,6 @@ export interface RunExecutorDeps extends TurnLoopDeps {
   cancelCheckMs: number | undefined;
 }
 
-/** A run that failed outside the agent is taken up again, like a takeover, for about a minute and a half. */
-export const DEFAULT_EXECUTION_RETRY: RetryPolicy = { maxRetries: 7, baseDelayMs: 1000, maxDelayMs: 30_000 };
-
-/** The spec's bound: a run may end for want of its store only after 5 minutes without it. */
-export const DEFAULT_STORE_OUTAGE_LIMIT_MS = 5 * 60_000;
-
-/**
- * While the store does not answer, a halted run is tried again after these waits (jittered), so a
- * run goes on within a few seconds of the store's return; `maxRetries` is unused (the limit is time).
- */
-const STORE_OUTAGE_BACKOFF: RetryPolicy = { maxRetries: 0, baseDelayMs: 500, maxDelayMs: 5000 };
-
-/** Whether an attempt got as far as claiming the run (the store answered then), and the run it claimed. */
-interface AttemptProgress {
-  claimed: boolean;
-  run?: Run;
-}
-
-const WORKER_ERROR: RunFailure = {
-  message: 'the worker could not carry on the run; create it again',
-  code: 'worker_error',
-  retryable: true,
-};
-
-const storeUnavailable = (limitMs: number): RunFailure => ({
-  message: `the database or Redis did not answer for ${Math.round(limitMs / 1000)} s; create the run again`,
-  errorClass: 'unavailable',
-  code: 'unavailable',
-  retryable: true,
-});
-
 /**
  * The worker's job handler. It claims the run with a new attempt number (the
  * fencing token on all its writes), continues it from its log if it ran
@@ -109,87 +73,32 @@ const storeUnavailable = (limitMs: number): RunFailure => ({
  */
 export class RunExecutor {
   readonly #deps: RunExecutorDeps;
+  readonly #end: RunEnd;
   constructor(deps: RunExecutorDeps) {
     this.#deps = deps;
+    this.#end = new RunEnd(deps.metrics ?? noMetrics, deps.tracing ?? noTracing);
   }
 
   /**
-   * Runs the job to its end. A failure outside the agent takes the run up again after a backoff,
-   * from its log, as a takeover would. While the database or Redis does not answer, that goes on
-   * for `storeOutageLimitMs` (5 minutes) without the store, after which the run ends failed with
-   * errorClass `unavailable`; other failures are retried `executionRetry.maxRetries` times and then
-   * end the run with a retryable `worker_error`, so that no run is left without an end.
+   * Runs the job to its end, taking the run up again from its log after a failure outside the agent
+   * (`executeWithRetries`: while the store does not answer, then for a few more tries).
    */
-  async execute(job: RunJob): Promise<RunJobOutcome> {
-    const { shutdown, executionRetry, logger } = this.#deps;
-    const outageLimitMs = this.#deps.storeOutageLimitMs ?? DEFAULT_STORE_OUTAGE_LIMIT_MS;
-    let failures = 0;
-    let outageRetries = 0;
-    let outageSince: number | undefined;
-    let claimedRun: Run | undefined;
-    for (;;) {
-      const progress: AttemptProgress = { claimed: false };
-      let waitMs: number;
-      try {
-        return await this.#executeOnce(job, progress);
-      } catch (error) {
-        if (shutdown.aborted) return 'handed_over';
-        claimedRun = progress.run ?? claimedRun;
-        // Before any attempt claimed the run it is known by its id only.
-        const log = claimedRun ? runLogger(logger, claimedRun) : logger.child({ runId: job.runId });
-        // Events of the failed try still queued behind a failed commit are dropped; the next try
-        // continues from the log.
-        await this.#deps.writer.recover(job.runId);
-        if (isStoreUnavailable(error)) {
-          // A try that claimed the run found the store answering: this outage began after that.
-          if (progress.claimed || outageSince === undefined) {
-            outageSince = Date.now();
-            outageRetries = 0;
-          }
-          if (Date.now() - outageSince >= outageLimitMs) {
-            log.error({ err: error }, 'the store stayed unavailable; ending the run');
-            return await this.#endWhenStoreReturns(job, storeUnavailable(outageLimitMs));
-          }
-          log.warn(
-            { store: error.store, retry: outageRetries + 1 },
-            'the run halted: its store does not answer; it is taken up again from its log',
-          );
-          waitMs = backoffDelayMs(STORE_OUTAGE_BACKOFF, Math.min(outageRetries++, 16));
-        } else {
-          if (failures >= executionRetry.maxRetries) {
-            log.error({ err: error }, 'running the run failed; giving up');
-            await this.#abandon(job, WORKER_ERROR);
-            return 'done';
-          }
-          log.error({ err: error, retry: failures + 1 }, 'running the run failed; retrying');
-          waitMs = backoffDelayMs(executionRetry, failures++);
-        }
-      }
-      await sleep(waitMs, undefined, { signal: shutdown }).catch(() => undefined);
-      if (shutdown.aborted) return 'handed_over';
-    }
-  }
-
-  /**
-   * The run has waited long enough for its store: it ends failed with errorClass `unavailable`, as
-   * soon as that can be written (tried again every few seconds; a stop hands it over).
-   */
-  async #endWhenStoreReturns(job: RunJob, failure: RunFailure): Promise<RunJobOutcome> {
-    const { shutdown } = this.#deps;
-    for (let retry = 0; ; retry++) {
-      try {
-        await this.#abandon(job, failure);
-        return 'done';
-      } catch (error) {
-        if (shutdown.aborted) return 'handed_over';
-        if (!isStoreUnavailable(error)) throw error;
-        await this.#deps.writer.recover(job.runId);
-      }
-      await sleep(backoffDelayMs(STORE_OUTAGE_BACKOFF, Math.min(retry, 16)), undefined, {
-        signal: shutdown,
-      }).catch(() => undefined);
-      if (shutdown.aborted) return 'handed_over';
-    }
+  execute(job: RunJob): Promise<RunJobOutcome> {
+    const { shutdown, executionRetry, writer, logger } = this.#deps;
+    return executeWithRetries(
+      job,
+      {
+        attempt: (progress) => this.#executeOnce(job, progress),
+        abandon: (failure) => this.#abandon(job, failure),
+      },
+      {
+        shutdown,
+        executionRetry,
+        storeOutageLimitMs: this.#deps.storeOutageLimitMs ?? DEFAULT_STORE_OUTAGE_LIMIT_MS,
+        writer,
+        logger,
+      },
+    );
   }
 
   /** Ends a run that could not be carried on with a retryable error after its last durable event. */
@@ -204,22 +113,8 @@ export class RunExecutor {
       () => undefined,
       this.#deps.fenceWrites ? attempt : undefined,
     );
-    this.#finished(run, await endWithError(emitter, run, failure), runLogger(this.#deps.logger, run));
+    this.#end.reported(run, await endWithError(emitter, run, failure), runLogger(this.#deps.logger, run));
     await this.#deps.dispatcher.slotFreed(run.workspaceId);
-  }
-
-  /**
-   * A run whose terminal event is written: counted (its status and time since creation), its span
-   * reported, and logged in its one end line. Called only by the attempt whose write of the terminal
-   * event landed, so once per run whatever the attempts and takeovers before it.
-   */
-  #finished(run: Run, terminal: TerminalEvent, log: Logger): void {
-    this.#tracing.runEnded(run, terminal.outcome);
-    const { status } = terminal.outcome;
-    if (status !== 'succeeded' && status !== 'failed' && status !== 'cancelled') return;
-    const durationMs = Math.max(0, Date.now() - Date.parse(run.createdAt));
-    this.#metrics.runFinished(run.workspaceId, status, durationMs / 1000);
-    logRunFinished(log, status, terminal, durationMs);
   }
 
   get #metrics(): RunMetrics {
@@ -272,7 +167,7 @@ export class RunExecutor {
       );
       const start = lastSeq > 0 ? await loopStartFromLog(this.#deps, run.id) : freshStart();
       if (!start) {
-        this.#finished(
+        this.#end.reported(
           run,
           await endWithError(emitter, run, {
             ...WORKER_ERROR,
@@ -322,12 +217,12 @@ export class RunExecutor {
         log.error({ err: error }, 'writing the terminal event failed; retrying');
         await emitter.resync(readLastSeq);
         if (await endsWithTerminalEvent(events, run.id, emitter.lastSeq)) {
-          this.#finished(run, terminal, log);
+          this.#end.reported(run, terminal, log);
           return 'done';
         }
         await emitter.end(terminal, session);
       }
-      this.#finished(run, terminal, log);
+      this.#end.reported(run, terminal, log);
       await this.#deps.dispatcher.slotFreed(run.workspaceId);
       return 'done';
     } finally {
@@ -368,41 +263,6 @@ export class RunExecutor {
     timer.unref();
     return timer;
   }
-}
-
-async function endsWithTerminalEvent(events: EventStore, runId: string, lastSeq: number): Promise<boolean> {
-  if (lastSeq === 0) return false;
-  const [last] = await events.readAfter(runId, lastSeq - 1, 1);
-  return last !== undefined && isTerminalEventType(last.type);
-}
-
-/**
- * A session run's end: a success appends its turns; anything else only frees the session. A
- * plan-only run's result (it carries a plan) appends nothing: the plan is no turn of the conversation.
- */
-export function sessionEnd(
-  run: Run,
-  terminal: TerminalEvent,
-  retained: readonly RetainedToolPair[],
-): SessionRunEnd | undefined {
-  if (!run.sessionId) return undefined;
-  const appends =
-    terminal.type === 'result' && terminal.data.subtype === 'success' && terminal.data.plan === undefined;
-  return {
-    sessionId: run.sessionId,
-    runId: run.id,
-    append: appends ? sessionTurnItems(run.spec, retained, terminal.outcome.finalText ?? '') : null,
-  };
-}
-
-/**
- * Ends a run that cannot be carried on (a log that cannot be continued, storage failing for good)
- * with an error the client can retry, after its last durable event.
- */
-async function endWithError(emitter: RunEmitter, run: Run, failure: RunFailure): Promise<TerminalEvent> {
-  const terminal = errorBeforeAnyTurn(failure, run.spec);
-  await emitter.end(terminal, sessionEnd(run, terminal, []));
-  return terminal;
 }
 
 function secondsSince(isoTime: string): number {
