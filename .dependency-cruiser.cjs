@@ -57,7 +57,7 @@ module.exports = {
       severity: 'error',
       comment: 'http/, cli/ and the composition root are the outermost layer: only they import them.',
       from: { path: '^src/(domain|engine|storage|infra|providers|tools|auth)/' },
-      to: { path: '^src/(http/|cli/|main\\.ts|auth-services\\.ts|config\\.ts)' },
+      to: { path: '^src/(http/|cli/|main\\.ts|[a-z-]+-services\\.ts|transport\\.ts|config\\.ts)' },
     },
   ],
   options: {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 
 export interface ResolvedSecret {
@@ -30,4 +31,31 @@ export function resolveSecret(config: Config): ResolvedSecret {
   writeFileSync(path, `${secret}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return { secret, generatedAt: path };
+}
+
+/** Below these lengths a secret is guessable; the service still starts, with a warning. */
+const RECOMMENDED_SECRET_LENGTH = 32;
+const RECOMMENDED_ADMIN_TOKEN_LENGTH = 16;
+
+/**
+ * Warns of a secret generated outside dev mode (`generatedAt`: where it is kept) and of a configured
+ * secret or admin token too short to resist guessing.
+ */
+export function warnAboutSecrets(
+  config: Pick<Config, 'secret' | 'adminToken'>,
+  resolved: { generatedAt: string | undefined; dev: boolean },
+  logger: Pick<Logger, 'warn'>,
+): void {
+  if (resolved.generatedAt && !resolved.dev) {
+    logger.warn(
+      { path: resolved.generatedAt },
+      'AGENT_RUNS_SECRET is not set: using a generated secret kept beside the database',
+    );
+  }
+  if (config.secret !== undefined && config.secret.length < RECOMMENDED_SECRET_LENGTH) {
+    logger.warn(`AGENT_RUNS_SECRET is shorter than ${RECOMMENDED_SECRET_LENGTH} characters`);
+  }
+  if (config.adminToken !== undefined && config.adminToken.length < RECOMMENDED_ADMIN_TOKEN_LENGTH) {
+    logger.warn(`AGENT_RUNS_ADMIN_TOKEN is shorter than ${RECOMMENDED_ADMIN_TOKEN_LENGTH} characters`);
+  }
 }
