@@ -1,12 +1,11 @@
 import {
   ModelTurnError,
   type ModelPort,
-  type OpenedRunTools,
   type RunMetrics,
-  type ServerToolHandler,
   type ToolCallOutcome,
   type ToolCatalog,
 } from '../engine/ports.ts';
+import { thrownToolCallEnd, wrapToolHandlers } from './tool-handler-wrapping.ts';
 
 const secondsSince = (start: number) => (performance.now() - start) / 1000;
 
@@ -60,33 +59,18 @@ export function meteredModelPort(models: ModelPort, metrics: RunMetrics): ModelP
 
 /** The tool catalog, with every server-resolved call counted by its tool ref kind, outcome and duration. */
 export function meteredToolCatalog(catalog: ToolCatalog, metrics: RunMetrics): ToolCatalog {
-  return {
-    check: (workspaceId, refs) => catalog.check(workspaceId, refs),
-    async open(refs, scope): Promise<OpenedRunTools> {
-      const opened = await catalog.open(refs, scope);
-      const handlers = new Map<string, ServerToolHandler>();
-      for (const [name, handler] of opened.handlers) {
-        const kind = opened.tools.get(name)?.kind ?? 'unknown';
-        handlers.set(name, async (args, context) => {
-          const start = performance.now();
-          let outcome: ToolCallOutcome = 'error';
-          try {
-            const returned = await handler(args, context);
-            outcome = returned.ok ? 'ok' : 'error';
-            return returned;
-          } catch (error) {
-            outcome = context.signal.aborted
-              ? 'cancelled'
-              : error instanceof Error && error.name === 'TimeoutError'
-                ? 'timeout'
-                : 'error';
-            throw error;
-          } finally {
-            metrics.toolCall(kind, outcome, secondsSince(start));
-          }
-        });
-      }
-      return { tools: opened.tools, handlers, close: () => opened.close() };
-    },
-  };
+  return wrapToolHandlers(catalog, (handler, { kind }) => async (args, context) => {
+    const start = performance.now();
+    let outcome: ToolCallOutcome = 'error';
+    try {
+      const returned = await handler(args, context);
+      outcome = returned.ok ? 'ok' : 'error';
+      return returned;
+    } catch (error) {
+      outcome = thrownToolCallEnd(error, context.signal) ?? 'error';
+      throw error;
+    } finally {
+      metrics.toolCall(kind, outcome, secondsSince(start));
+    }
+  });
 }

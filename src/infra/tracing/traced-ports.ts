@@ -7,13 +7,8 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import {
-  ModelTurnError,
-  type ModelPort,
-  type OpenedRunTools,
-  type ServerToolHandler,
-  type ToolCatalog,
-} from '../../engine/ports.ts';
+import { ModelTurnError, type ModelPort, type ToolCatalog } from '../../engine/ports.ts';
+import { thrownToolCallEnd, wrapToolHandlers } from '../tool-handler-wrapping.ts';
 import { chatInputAttributes, chatOutputAttributes } from './genai-messages.ts';
 
 export interface TracedPortOptions {
@@ -82,53 +77,35 @@ export function tracedModelPort(models: ModelPort, options: TracedPortOptions): 
  */
 export function tracedToolCatalog(catalog: ToolCatalog, options: TracedPortOptions): ToolCatalog {
   const { tracer, captureMessageContent } = options;
-  return {
-    check: (workspaceId, refs) => catalog.check(workspaceId, refs),
-    async open(refs, scope): Promise<OpenedRunTools> {
-      const opened = await catalog.open(refs, scope);
-      const handlers = new Map<string, ServerToolHandler>();
-      for (const [name, handler] of opened.handlers) {
-        const kind = opened.tools.get(name)?.kind ?? 'unknown';
-        handlers.set(name, async (args, callContext) => {
-          const parent = context.active();
-          const span = tracer.startSpan(
-            `execute_tool ${name}`,
-            {
-              kind: SpanKind.INTERNAL,
-              attributes: {
-                'gen_ai.operation.name': 'execute_tool',
-                'gen_ai.tool.name': name,
-                'gen_ai.tool.type': 'function',
-                'agent_runs.tool.kind': kind,
-                ...(callContext.toolUseId !== undefined && { 'gen_ai.tool.call.id': callContext.toolUseId }),
-                ...(captureMessageContent && { 'gen_ai.tool.call.arguments': JSON.stringify(args) }),
-              },
-            },
-            parent,
-          );
-          try {
-            const returned = await context.with(trace.setSpan(parent, span), () =>
-              handler(args, callContext),
-            );
-            if (captureMessageContent) span.setAttribute('gen_ai.tool.call.result', returned.text);
-            if (!returned.ok) failed(span, 'tool_error');
-            return returned;
-          } catch (error) {
-            const errorType = callContext.signal.aborted
-              ? 'cancelled'
-              : errorName(error) === 'TimeoutError'
-                ? 'timeout'
-                : errorName(error);
-            failed(span, errorType, error);
-            throw error;
-          } finally {
-            span.end();
-          }
-        });
-      }
-      return { tools: opened.tools, handlers, close: () => opened.close() };
-    },
-  };
+  return wrapToolHandlers(catalog, (handler, { name, kind }) => async (args, callContext) => {
+    const parent = context.active();
+    const span = tracer.startSpan(
+      `execute_tool ${name}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': name,
+          'gen_ai.tool.type': 'function',
+          'agent_runs.tool.kind': kind,
+          ...(callContext.toolUseId !== undefined && { 'gen_ai.tool.call.id': callContext.toolUseId }),
+          ...(captureMessageContent && { 'gen_ai.tool.call.arguments': JSON.stringify(args) }),
+        },
+      },
+      parent,
+    );
+    try {
+      const returned = await context.with(trace.setSpan(parent, span), () => handler(args, callContext));
+      if (captureMessageContent) span.setAttribute('gen_ai.tool.call.result', returned.text);
+      if (!returned.ok) failed(span, 'tool_error');
+      return returned;
+    } catch (error) {
+      failed(span, thrownToolCallEnd(error, callContext.signal) ?? errorName(error), error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 function failed(span: Span, errorType: string, error?: unknown): void {
