@@ -22,7 +22,7 @@ export type {
   ResponseFormat,
   ToolCallRequest,
 } from './ports/model.ts';
-export { ModelTurnError } from './ports/model.ts';
+export { ModelTurnError, modelErrorClass } from './ports/model.ts';
 export type * from './ports/workspace-admin.ts';
 export type * from './ports/metrics.ts';
 export type * from './ports/tracing.ts';

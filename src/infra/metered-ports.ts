@@ -1,5 +1,5 @@
 import {
-  ModelTurnError,
+  modelErrorClass,
   type ModelPort,
   type RunMetrics,
   type ToolCallOutcome,
@@ -43,13 +43,7 @@ export function meteredModelPort(models: ModelPort, metrics: RunMetrics): ModelP
         metrics.tokens(provider, model, 'cache_read', usage.cachedTokens);
         return turn;
       } catch (error) {
-        const outcome =
-          error instanceof ModelTurnError
-            ? error.failure.errorClass
-            : signal.aborted
-              ? 'cancelled'
-              : 'unknown';
-        metrics.modelCall(provider, model, outcome, secondsSince(start));
+        metrics.modelCall(provider, model, modelErrorClass(error, signal) ?? 'unknown', secondsSince(start));
         throw error;
       }
     },

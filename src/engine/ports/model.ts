@@ -93,6 +93,19 @@ export class ModelTurnError extends Error {
   }
 }
 
+/**
+ * The errorClass of a model call that threw, as its metric and its span report it: the provider
+ * failure's class, or `cancelled` when the call was aborted (`signal`); undefined for any other
+ * error, which each reporter names its own way.
+ */
+export function modelErrorClass(
+  error: unknown,
+  signal: AbortSignal,
+): ProviderErrorClass | 'cancelled' | undefined {
+  if (error instanceof ModelTurnError) return error.failure.errorClass;
+  return signal.aborted ? 'cancelled' : undefined;
+}
+
 /** Makes model calls, wherever they run (on the event loop's thread or on model threads). */
 export interface ModelPort {
   /**

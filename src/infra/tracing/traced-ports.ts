@@ -7,7 +7,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { ModelTurnError, type ModelPort, type ToolCatalog } from '../../engine/ports.ts';
+import { modelErrorClass, type ModelPort, type ToolCatalog } from '../../engine/ports.ts';
 import { thrownToolCallEnd, wrapToolHandlers } from '../tool-handler-wrapping.ts';
 import { chatInputAttributes, chatOutputAttributes } from './genai-messages.ts';
 
@@ -54,13 +54,7 @@ export function tracedModelPort(models: ModelPort, options: TracedPortOptions): 
         });
         return turn;
       } catch (error) {
-        const errorType =
-          error instanceof ModelTurnError
-            ? error.failure.errorClass
-            : signal.aborted
-              ? 'cancelled'
-              : errorName(error);
-        failed(span, errorType, error);
+        failed(span, modelErrorClass(error, signal) ?? errorName(error), error);
         throw error;
       } finally {
         span.end();
