@@ -22,7 +22,7 @@ export interface RunServiceDeps extends RunSpecSources {
   /** Counts created runs (none counted when absent). */
   metrics?: RunMetrics;
   /** Where a run's trace starts: the span of the request creating it, when one is traced. */
-  tracing?: Pick<RunTracing, 'activeOrigin'>;
+  tracing?: Pick<RunTracing, 'creatingSpan'>;
 }
 
 /** A client tool call awaiting its one answer, as the run snapshot lists it. */
@@ -67,7 +67,7 @@ export class RunService {
       apiKeyId: credential.apiKeyId,
       spec,
       metadata: request.metadata ?? {},
-      traceContext: newRunTraceContext(this.#deps.tracing?.activeOrigin() ?? caller),
+      traceContext: newRunTraceContext(this.#deps.tracing?.creatingSpan() ?? caller),
     });
     this.#deps.metrics?.runCreated(run.workspaceId);
     // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so

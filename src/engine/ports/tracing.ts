@@ -24,7 +24,7 @@ export interface ClientToolSpan {
  */
 export interface RunTracing {
   /** The span of the request creating a run now (the active span), if one is traced. */
-  activeOrigin(): TraceOrigin | undefined;
+  creatingSpan(): TraceOrigin | undefined;
   /**
    * Runs one execution of `run` with its span as the active context: the model and tool spans of the
    * execution become its children, whichever process executes it.
@@ -51,7 +51,7 @@ export interface RequestTracing {
 
 /** Traces nothing: the default where tracing is not configured. */
 export const noTracing: RunTracing = {
-  activeOrigin: () => undefined,
+  creatingSpan: () => undefined,
   inRun: (_run, execute) => execute(),
   runEnded: () => {},
   clientToolEnded: () => {},

@@ -40,7 +40,7 @@ export class RunSpans implements RunTracing {
     this.#options = options;
   }
 
-  activeOrigin(): TraceOrigin | undefined {
+  creatingSpan(): TraceOrigin | undefined {
     const span = trace.getSpanContext(context.active());
     if (!span || !trace.isSpanContextValid(span)) return undefined;
     const traceState = span.traceState?.serialize();
