@@ -5,6 +5,7 @@ import type { FakeProviderServer, ScriptedUsage } from '../fakes/scripted-reply.
 import { answerJson, startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
 import { moved, movedInAll, sample, scrape, type Labels, type Scrape } from '../support/prometheus-scrape.ts';
 import { openSse, type SseFrame } from '../support/sse-client.ts';
+import { jsonRequester, testServerAt } from '../support/test-server.ts';
 import { eventually } from '../support/waits.ts';
 import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
 
@@ -28,15 +29,9 @@ describe('scale-out metrics: each API and worker process counts its own part, on
   const api = (index: number) => cluster.apis[index]?.baseUrl ?? '';
   const scrapeAll = () => Promise.all(management.map((process) => scrape(process.url)));
 
-  async function call(base: string, method: string, path: string, body?: unknown) {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  }
+  /** A request to the API at `base` with the workspace key. */
+  const call = (base: string, method: string, path: string, body?: unknown) =>
+    jsonRequester(base)(method, path, { ...(body !== undefined && { body }), headers });
 
   before(async () => {
     fake = await startFakeAnthropic();
@@ -67,17 +62,13 @@ describe('scale-out metrics: each API and worker process counts its own part, on
   it('summed over the processes, counters move by exactly the runs, model calls, tokens and tool calls made: runs created on the APIs, executed on the workers, client tool calls where their results were posted', async () => {
     assert.equal(new Set(management.map((process) => process.url)).size, 4, 'a port of its own each');
     tools.route('/weather', answerJson({ forecast: 'sunny' }));
-    const tool = await fetch(`${api(0)}/admin/v1/workspaces/acme/tools`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${cluster.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'weather',
-        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-        http: { url: tools.url('/weather'), method: 'POST' },
-      }),
+    const tool = await testServerAt(api(0), cluster.adminToken).admin('POST', '/workspaces/acme/tools', {
+      name: 'weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      http: { url: tools.url('/weather'), method: 'POST' },
     });
-    assert.equal(tool.status, 201);
-    const toolId = ((await tool.json()) as { id: string }).id;
+    assert.equal(tool.status, 201, JSON.stringify(tool.body));
+    const toolId = tool.body.id as string;
     const before = await scrapeAll();
 
     // One run after the other (the fake answers in order): created on one API, streamed from the

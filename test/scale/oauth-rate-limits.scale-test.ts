@@ -14,7 +14,7 @@ import {
   type OAuthFixture,
 } from '../support/oauth-flow.ts';
 import { openSse, readAll, readToEnd } from '../support/sse-client.ts';
-import { bearer, jsonRequester, type TestResponse, type TestServer } from '../support/test-server.ts';
+import { bearer, testServerAt, type TestResponse, type TestServer } from '../support/test-server.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 
 const RUN_START_LIMIT = 200;
@@ -24,26 +24,6 @@ const TRANSPORT_LIMIT = 1000;
 const BURST = 400;
 /** Transport requests sent at once (well within the transport limit). */
 const TRANSPORT_REQUESTS = 300;
-
-/** A replica spoken to like a TestServer (the shared helpers only use its URL, `request` and `admin`). */
-function replica(baseUrl: string, adminToken: string): TestServer {
-  const request = jsonRequester(baseUrl);
-  return {
-    baseUrl,
-    adminToken,
-    request,
-    admin: (method, path, body) =>
-      request(method, `/admin/v1${path}`, {
-        ...(body !== undefined && { body }),
-        headers: { authorization: `Bearer ${adminToken}` },
-      }),
-    otherReplica: () => Promise.reject(new Error('a replica process knows no other replica')),
-    close: async () => {},
-    get service(): never {
-      throw new Error('a replica process has no in-process service');
-    },
-  };
-}
 
 /**
  * The authorization code flow with its steps on two replicas: the authorization request and sign-in
@@ -136,8 +116,8 @@ describe(
       fake = await startFakeAnthropic();
       cluster = await startCluster({ apis: 2, workers: 1 });
       apis = [
-        replica(cluster.apis[0]?.baseUrl ?? '', cluster.adminToken),
-        replica(cluster.apis[1]?.baseUrl ?? '', cluster.adminToken),
+        testServerAt(cluster.apis[0]?.baseUrl ?? '', cluster.adminToken),
+        testServerAt(cluster.apis[1]?.baseUrl ?? '', cluster.adminToken),
       ];
       fixture = await createOAuthFixture(apis[0], 'limited', {
         workspace: {

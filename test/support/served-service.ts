@@ -112,3 +112,27 @@ export function jsonRequester(baseUrl: string): TestServer['request'] {
     return { status: response.status, headers: response.headers, body };
   };
 }
+
+/**
+ * A service already listening at `baseUrl` (a process of its own) spoken to like a TestServer: its
+ * URL, `request` and `admin` with `adminToken`; it has no in-process service, knows no other replica,
+ * and its owner stops it (`close` does nothing).
+ */
+export function testServerAt(baseUrl: string, adminToken: string): TestServer {
+  const request = jsonRequester(baseUrl);
+  return {
+    baseUrl,
+    adminToken,
+    request,
+    admin: (method, path, body) =>
+      request(method, `/admin/v1${path}`, {
+        ...(body !== undefined && { body }),
+        headers: { authorization: `Bearer ${adminToken}` },
+      }),
+    otherReplica: () => Promise.reject(new Error('a service process knows no other replica')),
+    close: async () => {},
+    get service(): never {
+      throw new Error('a service process has no in-process service');
+    },
+  };
+}

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { childEnv, MAIN, REPO } from './cli.ts';
 import { SCALE_OUT } from './deployment.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './engines.ts';
-import { jsonRequester, type TestResponse, type TestServer } from './served-service.ts';
+import { testServerAt, type TestResponse, type TestServer } from './served-service.ts';
 import { WAIT_CAP_MS } from './waits.ts';
 
 /**
@@ -51,18 +51,8 @@ export async function startServiceProcesses(env: Record<string, string>): Promis
       children.push(worker.child);
       await worker.printed(/^worker ready$/m);
     }
-    const request = jsonRequester(baseUrl);
-    return {
-      baseUrl,
-      adminToken,
-      request,
-      admin: (method, path, body) =>
-        request(method, `/admin/v1${path}`, {
-          ...(body !== undefined && { body }),
-          headers: { authorization: `Bearer ${adminToken}` },
-        }),
-      close: stop,
-    };
+    const { request, admin } = testServerAt(baseUrl, adminToken);
+    return { baseUrl, adminToken, request, admin, close: stop };
   } catch (error) {
     await stop();
     throw error;

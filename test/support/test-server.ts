@@ -1,7 +1,13 @@
 import { prepareDeployment, type TestServerOptions } from './test-deployment.ts';
 import type { TestServer } from './served-service.ts';
 
-export { jsonRequester, serveOn, type TestResponse, type TestServer } from './served-service.ts';
+export {
+  jsonRequester,
+  serveOn,
+  testServerAt,
+  type TestResponse,
+  type TestServer,
+} from './served-service.ts';
 export type { TestServerOptions } from './test-deployment.ts';
 
 /**
