@@ -27,11 +27,12 @@ const { values: args } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     runs: { type: 'string', default: '1000000' },
     repeat: { type: 'string', default: '30' },
+    keep: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help || (args.engine !== 'sqlite' && args.engine !== 'postgres')) {
-  console.log('usage: node bench/runs-list.ts [--engine sqlite|postgres] [--runs N] [--repeat N]');
+  console.log('usage: node bench/runs-list.ts [--engine sqlite|postgres] [--runs N] [--repeat N] [--keep]');
   process.exit(args.help ? 0 : 1);
 }
 const ENGINE = args.engine;
@@ -314,7 +315,8 @@ async function main(): Promise<void> {
     console.log(plans.join('\n'));
   } finally {
     await storage.close();
-    await database.drop();
+    if (args.keep) log(`kept the database: ${database.config.url}`);
+    else await database.drop();
   }
 }
 
