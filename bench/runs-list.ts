@@ -1,5 +1,5 @@
 /**
- * `node bench/runs-list.ts [--engine sqlite|postgres] [--runs N]`: the runs list (`GET {ws}/agent-runs`)
+ * `node bench/runs-list.ts [--engine=sqlite|postgres] [--runs N]`: the runs list (`GET {ws}/agent-runs`)
  * at 1,000,000 runs in one workspace. A fresh database (a temp SQLite file, or a new database on the
  * PostgreSQL server of AGENT_RUNS_BENCH_POSTGRES_URL) is migrated and bulk-loaded through Kysely with
  * a realistic spread: 90 days of runs, 90% succeeded, 6% failed, 2% cancelled and the unfinished ones
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help || (args.engine !== 'sqlite' && args.engine !== 'postgres')) {
-  console.log('usage: node bench/runs-list.ts [--engine sqlite|postgres] [--runs N] [--repeat N] [--keep]');
+  console.log('usage: node bench/runs-list.ts [--engine=sqlite|postgres] [--runs N] [--repeat N] [--keep]');
   process.exit(args.help ? 0 : 1);
 }
 const ENGINE = args.engine;
