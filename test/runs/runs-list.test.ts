@@ -1,23 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
-import { bearer } from '../support/test-server.ts';
 import { eventually } from '../support/waits.ts';
 import { postToolResult, snapshotOf, WEATHER_TOOL } from '../tools/tool-support.ts';
-import { scriptByPrompt } from './runs-list-support.ts';
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const tag = () => `t${randomBytes(4).toString('hex')}`;
-
-interface ListEntry {
-  runId: string;
-  status: string;
-  agentId: string | null;
-  sessionId: string | null;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answer JSON
-  [field: string]: any;
-}
+import { ids, ISO_8601, runsListHelpers, scriptByPrompt, tag, type ListEntry } from './runs-list-support.ts';
 
 describe('runs list: GET {ws}/agent-runs (extensions §4)', { timeout: 180_000 }, () => {
   let fixture: RunFixture;
@@ -35,31 +21,7 @@ describe('runs list: GET {ws}/agent-runs (extensions §4)', { timeout: 180_000 }
   after(() => fixture.close());
   afterEach(() => fixture.cleanUp());
 
-  const list = async (query: string, headers = fixture.headers) =>
-    fixture.server.request('GET', `${fixture.ws}/agent-runs${query}`, { headers });
-  const ids = (body: { runs: ListEntry[] }) => body.runs.map((entry) => entry.runId);
-
-  /** Starts a run (replies chosen by its prompt, see scriptByPrompt) and returns its id. */
-  async function run(body: Record<string, unknown>): Promise<string> {
-    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'plain', ...body });
-    assert.equal(created.status, 202, JSON.stringify(created.body));
-    return created.body.runId as string;
-  }
-
-  /** Runs that end successfully, created in order, each tagged `suite: t`. */
-  async function endedRuns(t: string, count: number, extra: Record<string, unknown> = {}): Promise<string[]> {
-    const created: string[] = [];
-    for (let index = 0; index < count; index++) {
-      const runId = await run({ metadata: { suite: t, n: String(index) }, ...extra });
-      await fixture.watchRun(runId).then((watch) => watch.ended);
-      created.push(runId);
-    }
-    return created;
-  }
-
-  async function statusOf(runId: string): Promise<string> {
-    return (await snapshotOf(fixture, runId)).body.status as string;
-  }
+  const { list, run, endedRuns, statusOf } = runsListHelpers(() => fixture);
 
   it('answers { runs, nextCursor } with the entry fields; tokens and turns stay null until the run ends', async () => {
     scriptByPrompt(fixture);
@@ -314,113 +276,5 @@ describe('runs list: GET {ws}/agent-runs (extensions §4)', { timeout: 180_000 }
       assert.equal(answer.body.error, 'invalid_request', query);
       assert.match(answer.body.message, message, query);
     }
-  });
-
-  it("an API key with an agent allowlist sees only its agents' runs", async () => {
-    const t = tag();
-    const [ofA] = await endedRuns(t, 1, { agentId: agentA });
-    const [ofB] = await endedRuns(t, 1, { agentId: agentB });
-    const [ephemeral] = await endedRuns(t, 1);
-    const restricted = await fixture.server.admin('POST', `/workspaces/${fixture.slug}/api-keys`, {
-      agentIds: [agentA],
-    });
-    const headers = bearer(restricted.body.key);
-    assert.deepEqual(ids((await list(`?metadata=suite:${t}`, headers)).body), [ofA]);
-    const everything = (await list('?limit=200', headers)).body.runs as ListEntry[];
-    assert.ok(everything.every((entry) => entry.agentId === agentA));
-    assert.deepEqual(ids((await list(`?agentId=${agentB}`, headers)).body), [], "another agent's runs: none");
-    assert.deepEqual(ids((await list(`?metadata=suite:${t}&agentId=${agentA}`, headers)).body), [ofA]);
-    // The workspace's unrestricted key sees them all.
-    assert.deepEqual(ids((await list(`?metadata=suite:${t}`)).body), [ephemeral, ofB, ofA]);
-  });
-
-  it('a run waiting for a client tool result is waiting on the list and its snapshot, then running or succeeded once answered', async () => {
-    scriptByPrompt(fixture);
-    const t = tag();
-    const runId = await run({ prompt: 'please-call-tool', tools: [WEATHER_TOOL], metadata: { suite: t } });
-    const watch = await fixture.watchRun(runId);
-    await watch.waitForType('local_tool_call');
-    // The status is written with the pending call, before the event is visible: no wait needed.
-    const snapshot = await snapshotOf(fixture, runId);
-    assert.equal(snapshot.body.status, 'waiting');
-    assert.deepEqual(
-      snapshot.body.pendingToolCalls.map((call: { toolUseId: string }) => call.toolUseId),
-      ['toolu_w'],
-    );
-    assert.deepEqual(ids((await list(`?metadata=suite:${t}&status=waiting`)).body), [runId]);
-    assert.equal((await postToolResult(fixture, runId, { toolUseId: 'toolu_w', result: '21C' })).status, 200);
-    assert.ok(['running', 'succeeded'].includes(await statusOf(runId)), 'no longer waiting once answered');
-    assert.deepEqual(ids((await list(`?metadata=suite:${t}&status=waiting`)).body), []);
-    await watch.ended;
-    assert.equal(await statusOf(runId), 'succeeded');
-  });
-
-  it('a waiting run stays waiting through a cancel until its call is answered; one whose wait expires fails', async () => {
-    scriptByPrompt(fixture);
-    const cancelledRun = await run({ prompt: 'please-call-tool', tools: [WEATHER_TOOL] });
-    const watch = await fixture.watchRun(cancelledRun);
-    await watch.waitForType('local_tool_call');
-    await fixture.server.request('POST', `${fixture.ws}/agent-runs/${cancelledRun}/cancel`, {
-      headers: fixture.headers,
-    });
-    const afterCancel = await snapshotOf(fixture, cancelledRun);
-    assert.equal(afterCancel.body.status, 'waiting', 'pending calls are fulfilled before the final event');
-    assert.equal(afterCancel.body.cancelRequested, true);
-    await postToolResult(fixture, cancelledRun, { toolUseId: 'toolu_w', result: 'late' });
-    await watch.ended;
-    assert.equal(await statusOf(cancelledRun), 'cancelled');
-
-    const expiring = await run({
-      prompt: 'please-call-tool',
-      tools: [WEATHER_TOOL],
-      localToolTimeoutMs: 1000,
-    });
-    const expiringWatch = await fixture.watchRun(expiring);
-    await expiringWatch.waitForType('local_tool_call');
-    assert.equal(await statusOf(expiring), 'waiting');
-    await expiringWatch.ended;
-    assert.equal(await statusOf(expiring), 'failed');
-  });
-
-  it('OAuth: runs:read is required, and a token limited to agents sees only their runs', async () => {
-    const { createOAuthFixture, obtainTokens } = await import('../support/oauth-flow.ts');
-    const oauth = await createOAuthFixture(fixture.server, `oa${tag()}`);
-    const provider = await fixture.server.admin('POST', `/workspaces/${oauth.slug}/providers`, {
-      provider: 'anthropic',
-      api: 'anthropic-messages',
-      baseUrl: fixture.fake.url,
-      apiKey: 'sk-fake-provider-key',
-      models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
-      isDefault: true,
-    });
-    assert.equal(provider.status, 201);
-    const agentIn = async (name: string) =>
-      (await fixture.server.admin('POST', `/workspaces/${oauth.slug}/agents`, { name, systemPrompt: 's' }))
-        .body.id as string;
-    const [mine, theirs] = [await agentIn('Mine'), await agentIn('Theirs')];
-    const key = await fixture.server.admin('POST', `/workspaces/${oauth.slug}/api-keys`, {});
-    const runIds: string[] = [];
-    for (const agentId of [mine, theirs]) {
-      const created = await fixture.server.request('POST', `${oauth.ws}/agent-runs`, {
-        body: { agentId, prompt: 'plain' },
-        headers: bearer(key.body.key),
-      });
-      assert.equal(created.status, 202);
-      fixture.trackRun(created.body.runId, bearer(key.body.key));
-      runIds.push(created.body.runId);
-    }
-    const limited = await obtainTokens(fixture.server, oauth, { scope: 'runs:read', agentIds: [mine] });
-    const listed = await fixture.server.request('GET', `${oauth.ws}/agent-runs`, {
-      headers: bearer(limited.access_token),
-    });
-    assert.equal(listed.status, 200);
-    assert.deepEqual(ids(listed.body), [runIds[0]]);
-    const noScope = await obtainTokens(fixture.server, oauth, { scope: 'sessions:read' });
-    const refused = await fixture.server.request('GET', `${oauth.ws}/agent-runs`, {
-      headers: bearer(noScope.access_token),
-    });
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.error, 'insufficient_scope');
-    assert.equal(refused.body.required, 'runs:read');
   });
 });
