@@ -50,7 +50,8 @@ describe('the console is served as static files under a strict policy (extension
     assert.equal(policy.get('frame-ancestors'), "'none'");
     assert.equal(policy.get('base-uri'), "'none'");
     assert.equal(policy.get('object-src'), "'none'");
-    for (const [name, value] of policy) assert.doesNotMatch(value, /unsafe-inline|unsafe-eval|\*|https?:/, name);
+    for (const [name, value] of policy)
+      assert.doesNotMatch(value, /unsafe-inline|unsafe-eval|\*|https?:/, name);
     assert.equal(pageHeaders.get('x-frame-options'), 'DENY');
     assert.equal(pageHeaders.get('x-content-type-options'), 'nosniff');
     assert.doesNotMatch(page, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
