@@ -4,6 +4,7 @@ import { workspaceAuth } from '../../plugins/workspace-auth.ts';
 import type { AppResources } from '../../resources.ts';
 import { feedbackRoutes } from './feedback.ts';
 import { modelRoutes } from './models.ts';
+import { runListRoutes } from './run-list.ts';
 import { runRoutes } from './runs.ts';
 import { sessionRoutes } from './sessions.ts';
 
@@ -23,6 +24,6 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
     }),
   );
   app.addHook('onRequest', rateLimit({ counters: options.resources.rateCounters }));
-  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes])
+  for (const register of [modelRoutes, runRoutes, runListRoutes, feedbackRoutes, sessionRoutes])
     register(app, options.resources);
 }
