@@ -3,12 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { findChromium, launchChromium } from '../support/chromium.ts';
 import { embeddedOnly } from '../support/deployment.ts';
+import { eventually } from '../support/waits.ts';
 import {
   ECHO_MODEL,
   LOOKUP_TOOL,
   SLOW_MODEL,
   SYSTEM_PROMPT,
-  WAIT_MS,
   newContext,
   signIn,
   startConsoleFixture,
@@ -62,11 +62,9 @@ describe(
         const page = await context.newPage();
         await signIn(page, fixture);
 
-        const stored = await page.evaluate(() => ({
-          session: JSON.stringify(sessionStorage),
-          local: localStorage.length,
-          cookie: document.cookie,
-        }));
+        const stored = await page.evaluate<{ session: string; local: number; cookie: string }>(
+          '({ session: JSON.stringify(sessionStorage), local: localStorage.length, cookie: document.cookie })',
+        );
         assert.ok(stored.session.includes(fixture.key), 'the key is in the tab’s session storage');
         assert.equal(stored.local, 0, 'nothing in local storage');
         assert.equal(stored.cookie, '', 'no cookie');
@@ -80,14 +78,11 @@ describe(
           .getByText(/You said: w0/)
           .waitFor();
         const early = (await assistantText(page)).length;
-        await page.waitForFunction(
-          (length) =>
-            [...document.querySelectorAll('article[aria-label="Assistant"]')].some(
-              (item) => (item.textContent ?? '').length > length + 20,
-            ),
-          early,
-          { timeout: WAIT_MS },
-        );
+        // The same item grows while the run streams (checked before the run ends: it ends at w119).
+        await eventually(async () => (await assistantText(page)).length > early + 20, 'the text grows', {
+          intervalMs: 50,
+        });
+        assert.doesNotMatch(await assistantText(page), /w119$/, 'seen growing before the end');
         await page.getByText('succeeded', { exact: true }).waitFor();
         assert.match(await assistantText(page), /w119$/);
         await page.getByRole('heading', { name: 'Usage' }).waitFor();
