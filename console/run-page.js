@@ -147,6 +147,8 @@ export function RunPage({ api, runId, models }) {
         <dd>
           ${snapshot?.sessionId ? html`<a href=${`#/sessions/${encodeURIComponent(snapshot.sessionId)}`}>${snapshot.sessionId}</a>` : '—'}
         </dd>
+        <dt>Model</dt>
+        <dd>${snapshot ? snapshot.model?.id || snapshot.spec?.modelId || 'workspace default' : '…'}</dd>
         <dt>Created</dt>
         <dd>${formatDate(snapshot?.createdAt)}</dd>
         <dt>Events</dt>

@@ -1,11 +1,11 @@
-import { html, useEffect, useRef } from './preact-htm.js';
+import { html, useLayoutEffect, useRef } from './preact-htm.js';
 
 export { html };
 
 /** The page's heading, focused when the page opens so keyboard and screen-reader users start there. */
 export function PageHeading({ children }) {
   const ref = useRef(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     ref.current?.focus({ preventScroll: true });
   }, []);
   return html`<h1 tabindex="-1" ref=${ref}>${children}</h1>`;

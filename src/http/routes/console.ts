@@ -83,7 +83,8 @@ function consolePage(assets: ConsoleAssets): string {
     ${preloads}
   </head>
   <body>
-    <div id="app"><noscript><p>The console needs JavaScript.</p></noscript></div>
+    <noscript><p>The console needs JavaScript.</p></noscript>
+    <div id="app"></div>
   </body>
 </html>
 `;
