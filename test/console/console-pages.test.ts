@@ -24,9 +24,9 @@ const testOptions = { skip, timeout: 300_000 };
 
 /**
  * Where the screenshots go: a temporary folder, or the docs' folder when
- * `AGENT_RUNS_CONSOLE_SCREENSHOTS=docs/console` asks for them (how docs/console/*.png are made).
+ * `CONSOLE_SCREENSHOTS_DIR=docs/console` asks for them (how docs/console/*.png are made).
  */
-const SCREENSHOTS = process.env.AGENT_RUNS_CONSOLE_SCREENSHOTS;
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 
 const VARIANTS = [
   { name: 'light-wide', colorScheme: 'light', viewport: { width: 1280, height: 800 } },
