@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { findChromium, launchChromium } from '../support/chromium.ts';
@@ -26,6 +28,52 @@ const words = (count: number) => Array.from({ length: count }, (_, index) => `w$
 async function assistantText(page: Page): Promise<string> {
   const items = page.getByRole('article', { name: 'Assistant' });
   return (await items.count()) === 0 ? '' : ((await items.last().textContent()) ?? '');
+}
+
+/**
+ * A reverse proxy in front of the service that cuts the first run stream it carries after about
+ * 1.5 KB, as a flaky network would; everything else passes through.
+ */
+async function startDroppingProxy(target: string) {
+  const state = { drops: 0 };
+  const server = createServer((incoming, outgoing) => {
+    const forward = request(
+      `${target}${incoming.url ?? '/'}`,
+      { method: incoming.method, headers: incoming.headers },
+      (upstream) => {
+        outgoing.writeHead(upstream.statusCode ?? 502, upstream.headers);
+        if (!(incoming.url ?? '').includes('/stream') || state.drops > 0) {
+          upstream.pipe(outgoing);
+          return;
+        }
+        let bytes = 0;
+        upstream.on('data', (chunk: Buffer) => {
+          if (outgoing.destroyed) return;
+          outgoing.write(chunk);
+          bytes += chunk.length;
+          if (bytes > 1500) {
+            state.drops += 1;
+            upstream.destroy();
+            outgoing.destroy();
+          }
+        });
+        upstream.on('end', () => outgoing.end());
+      },
+    );
+    forward.on('error', () => outgoing.destroy());
+    incoming.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    state,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 describe('the web console in a real browser (extensions §12)', () => {
@@ -199,6 +247,27 @@ describe('the web console in a real browser (extensions §12)', () => {
       await page.getByRole('heading', { level: 1, name: /^Run run_/ }).waitFor();
       await page.getByText('You said: Started from the form').waitFor();
       await page.getByText('succeeded', { exact: true }).waitFor();
+    },
+  );
+
+  it(
+    'the run view survives a dropped stream: it reconnects with Last-Event-ID and shows every event once',
+    testOptions,
+    async (t) => {
+      const proxy = await startDroppingProxy(fixture.server.baseUrl);
+      t.after(() => proxy.close());
+      const runId = await fixture.startRun({ modelId: SLOW_MODEL, prompt: words(120) });
+      const { context, violations } = await newContext(t, browser);
+      const page = await context.newPage();
+      await signIn(page, { ...fixture, server: { ...fixture.server, baseUrl: proxy.url } });
+      await page.goto(`${proxy.url}/console#/runs/${runId}`);
+      await page.getByText('succeeded', { exact: true }).waitFor();
+      assert.equal(proxy.state.drops, 1, 'the first stream was cut');
+      const frames = await fixture.framesOf(runId);
+      // The item's heading, “Assistant”, is for screen readers; the reply follows it.
+      assert.equal(await assistantText(page), `AssistantYou said: ${words(120)}`);
+      await page.getByText(frames.length.toLocaleString('en-US'), { exact: true }).waitFor();
+      assert.deepEqual(violations, []);
     },
   );
 });
