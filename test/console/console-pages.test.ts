@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { findChromium, launchChromium } from '../support/chromium.ts';
 import { embeddedOnly } from '../support/deployment.ts';
+import { eventually } from '../support/waits.ts';
 import {
   ECHO_MODEL,
   LOOKUP_TOOL,
@@ -44,7 +45,7 @@ describe(
     let fixture: ConsoleFixture;
     let browser: Browser;
     let screenshots: string;
-    const ids = { toolRun: '', sessionId: '' };
+    const ids = { toolRun: '', doneRun: '', sessionId: '' };
 
     before(async () => {
       if (skip) return;
@@ -68,6 +69,23 @@ describe(
         await fixture.framesOf(runId);
       }
       await fixture.startRun({ modelId: ECHO_MODEL, prompt: 'Summarise the release notes' });
+      // A finished run: thinking, an answered tool call, usage and cost, the feedback form.
+      ids.doneRun = await fixture.startRun({
+        modelId: 'mock/slow-echo',
+        reasoningLevel: 50,
+        tools: [LOOKUP_TOOL],
+        prompt: 'call lookup {"city":"Lisbon"}',
+      });
+      let pending: { toolUseId: string }[] = [];
+      await eventually(async () => {
+        pending = (await fixture.get(`/agent-runs/${ids.doneRun}`)).pendingToolCalls;
+        return pending.length > 0;
+      }, 'the run waits for its tool result');
+      await fixture.post(`/agent-runs/${ids.doneRun}/tool-results`, {
+        toolUseId: pending[0]?.toolUseId,
+        result: '19 °C and sunny',
+      });
+      await fixture.framesOf(ids.doneRun);
       if ('executablePath' in found) browser = await launchChromium(found.executablePath);
     });
 
@@ -97,7 +115,11 @@ describe(
           const check = async (name: string) => {
             for (const violation of await seriousAxeViolations(page))
               failures.push(`${name} ${variant.name}: ${violation}`);
-            await page.screenshot({ path: join(screenshots, `${name}-${variant.name}.png`) });
+            // The finished run's usage and feedback are below the fold: that one is taken whole.
+            await page.screenshot({
+              path: join(screenshots, `${name}-${variant.name}.png`),
+              fullPage: name === 'run-done',
+            });
           };
           await page.goto(`${fixture.server.baseUrl}/console`);
           await page.getByLabel('API key').waitFor();
@@ -107,6 +129,8 @@ describe(
           await check('runs');
           await open(page, `/runs/${ids.toolRun}`, /^Run run_/, 'Waiting for a client to answer this call.');
           await check('run');
+          await open(page, `/runs/${ids.doneRun}`, /^Run run_/, 'Feedback');
+          await check('run-done');
           await open(page, '/sessions', 'Sessions', 'What is the capital of Portugal?');
           await check('sessions');
           await open(page, `/sessions/${ids.sessionId}`, /^Session ses_/, 'And its population?');
