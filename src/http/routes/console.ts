@@ -46,7 +46,7 @@ export function consoleRoutes(app: FastifyInstance): void {
       auth: 'none',
       bucket: { unmetered: 'static files, the same for every client' },
       responses: {
-        200: { description: 'The file (JavaScript or CSS).', contentType: 'text/plain' },
+        200: { description: 'The file.', contentType: ['text/javascript', 'text/css'] },
       },
       errors: ['not_found'],
     }),

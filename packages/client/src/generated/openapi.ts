@@ -2516,13 +2516,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The file (JavaScript or CSS). */
+      /** @description The file. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'text/plain': string;
+          'text/javascript': string;
+          'text/css': string;
         };
       };
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
