@@ -43,15 +43,25 @@ export async function discoverWorkspace(base, key) {
   return info.workspaceSlug;
 }
 
-/** The workspace API of one signed-in tab. */
-export function workspaceApi({ base, key, slug }) {
+/**
+ * The workspace API of one signed-in tab. A `401` on any call means the key no longer works (revoked,
+ * expired): `onUnauthorized` ends the sign-in.
+ */
+export function workspaceApi({ base, key, slug, onUnauthorized = () => {} }) {
   const ws = `${base}/api/v1/workspaces/${encodeURIComponent(slug)}`;
+  const guarded = (promise) =>
+    promise.catch((error) => {
+      if (error instanceof ApiError && error.status === 401) onUnauthorized();
+      throw error;
+    });
   return {
     slug,
     key,
     ws,
-    get: (path, options = {}) => call(`${ws}${path}`, key, options),
-    post: (path, body, options = {}) => call(`${ws}${path}`, key, { ...options, method: 'POST', body }),
+    onUnauthorized,
+    get: (path, options = {}) => guarded(call(`${ws}${path}`, key, options)),
+    post: (path, body, options = {}) =>
+      guarded(call(`${ws}${path}`, key, { ...options, method: 'POST', body })),
   };
 }
 

@@ -107,8 +107,20 @@ function App() {
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);
+  const [notice, setNotice] = useState(null);
   const api = useMemo(
-    () => (credentials ? workspaceApi({ base, ...credentials }) : null),
+    () =>
+      credentials
+        ? workspaceApi({
+            base,
+            ...credentials,
+            onUnauthorized: () => {
+              clearCredentials();
+              setCredentials(null);
+              setNotice('The API key was refused (revoked or expired). Sign in again.');
+            },
+          })
+        : null,
     [base, credentials],
   );
   const models = useModels(api);
@@ -116,8 +128,10 @@ function App() {
   if (!api) {
     return html`<${SignInPage}
       base=${base}
+      notice=${notice}
       onSignedIn=${(signedIn) => {
         saveCredentials(signedIn);
+        setNotice(null);
         setCredentials(signedIn);
       }}
     />`;

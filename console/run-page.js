@@ -49,6 +49,7 @@ function useRunStream(api, runId) {
       },
       onConnection: setConnection,
     }).catch((caught) => {
+      if (caught.status === 401) api.onUnauthorized();
       setConnection('failed');
       setError(caught);
     });

@@ -3,9 +3,9 @@ import { ErrorNotice, PageHeading, html } from './ui.js';
 import { useState } from './preact-htm.js';
 
 /** Sign-in with a workspace API key; the key's workspace comes from `GET /api/oauth/userinfo`. */
-export function SignInPage({ base, onSignedIn }) {
+export function SignInPage({ base, notice, onSignedIn }) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(notice ?? null);
   const [busy, setBusy] = useState(false);
 
   async function submit(event) {

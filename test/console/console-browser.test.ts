@@ -270,4 +270,29 @@ describe('the web console in a real browser (extensions §12)', () => {
       assert.deepEqual(violations, []);
     },
   );
+
+  it(
+    'a key revoked while signed in sends the person back to sign-in, saying why, and forgets the key',
+    testOptions,
+    async (t) => {
+      const created = await fixture.server.admin('POST', `/workspaces/${fixture.slug}/api-keys`, {});
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const { context } = await newContext(t, browser);
+      const page = await context.newPage();
+      await signIn(page, { ...fixture, key: created.body.key });
+      const revoked = await fixture.server.admin(
+        'DELETE',
+        `/workspaces/${fixture.slug}/api-keys/${created.body.id}`,
+      );
+      assert.ok(revoked.status < 300, JSON.stringify(revoked.body));
+
+      await page.getByRole('link', { name: 'Sessions', exact: true }).click();
+      await page
+        .getByRole('alert')
+        .getByText('The API key was refused (revoked or expired). Sign in again.')
+        .waitFor();
+      await page.getByLabel('API key').waitFor();
+      assert.equal(await page.evaluate<number>('sessionStorage.length'), 0, 'the key is forgotten');
+    },
+  );
 });
