@@ -16,6 +16,23 @@ export async function listRuns(
   workspaceId: string,
   query: RunListQuery,
 ): Promise<RunSummary[]> {
+  const rows = await runListSelect(db, workspaceId, query).execute();
+  return rows.map((row) => ({
+    id: row.id,
+    status: row.status as RunStatus,
+    agentId: row.agent_id,
+    sessionId: row.session_id,
+    metadata: fromJson<Record<string, string>>(row.metadata),
+    tokens: fromNullableJson<TokenUsage>(row.tokens),
+    turns: row.turns,
+    model: fromNullableJson<ModelInfo>(row.model),
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+  }));
+}
+
+/** The page's statement, unexecuted (the bench explains it). */
+export function runListSelect(db: Kysely<Database>, workspaceId: string, query: RunListQuery) {
   const [first, ...rest] = query.metadata;
   // As the sessions list: with a metadata filter the scan starts from its index entries (CROSS JOIN
   // keeps that order on SQLite whatever its statistics say), and the page is ordered by their copy of
@@ -53,7 +70,7 @@ export async function listRuns(
   const { after } = query;
   if (after)
     filtered = filtered.where(sql<boolean>`(${createdAt}, ${id}) < (${after.createdAt}, ${after.id})`);
-  const rows = await filtered
+  return filtered
     .orderBy(createdAt, 'desc')
     .orderBy(id, 'desc')
     .select([
@@ -68,18 +85,5 @@ export async function listRuns(
       'runs.created_at',
       'runs.ended_at',
     ])
-    .limit(query.limit)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    status: row.status as RunStatus,
-    agentId: row.agent_id,
-    sessionId: row.session_id,
-    metadata: fromJson<Record<string, string>>(row.metadata),
-    tokens: fromNullableJson<TokenUsage>(row.tokens),
-    turns: row.turns,
-    model: fromNullableJson<ModelInfo>(row.model),
-    createdAt: row.created_at,
-    endedAt: row.ended_at,
-  }));
+    .limit(query.limit);
 }

@@ -1,0 +1,423 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
+import { bearer } from '../support/test-server.ts';
+import { eventually } from '../support/waits.ts';
+import { postToolResult, snapshotOf, WEATHER_TOOL } from '../tools/tool-support.ts';
+import { scriptByPrompt } from './runs-list-support.ts';
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const tag = () => `t${randomBytes(4).toString('hex')}`;
+
+interface ListEntry {
+  runId: string;
+  status: string;
+  agentId: string | null;
+  sessionId: string | null;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answer JSON
+  [field: string]: any;
+}
+
+describe('runs list: GET {ws}/agent-runs (extensions §4)', { timeout: 180_000 }, () => {
+  let fixture: RunFixture;
+  let agentA: string;
+  let agentB: string;
+
+  before(async () => {
+    fixture = await startRunFixture('anthropic-messages');
+    const agent = async (name: string) =>
+      (await fixture.server.admin('POST', `/workspaces/${fixture.slug}/agents`, { name, systemPrompt: 's' }))
+        .body.id as string;
+    agentA = await agent('Alpha');
+    agentB = await agent('Beta');
+  });
+  after(() => fixture.close());
+  afterEach(() => fixture.cleanUp());
+
+  const list = async (query: string, headers = fixture.headers) =>
+    fixture.server.request('GET', `${fixture.ws}/agent-runs${query}`, { headers });
+  const ids = (body: { runs: ListEntry[] }) => body.runs.map((entry) => entry.runId);
+
+  /** Starts a run (replies chosen by its prompt, see scriptByPrompt) and returns its id. */
+  async function run(body: Record<string, unknown>): Promise<string> {
+    const created = await fixture.createRun({ systemPrompt: 's', prompt: 'plain', ...body });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    return created.body.runId as string;
+  }
+
+  /** Runs that end successfully, created in order, each tagged `suite: t`. */
+  async function endedRuns(t: string, count: number, extra: Record<string, unknown> = {}): Promise<string[]> {
+    const created: string[] = [];
+    for (let index = 0; index < count; index++) {
+      const runId = await run({ metadata: { suite: t, n: String(index) }, ...extra });
+      await fixture.watchRun(runId).then((watch) => watch.ended);
+      created.push(runId);
+    }
+    return created;
+  }
+
+  async function statusOf(runId: string): Promise<string> {
+    return (await snapshotOf(fixture, runId)).body.status as string;
+  }
+
+  it('answers { runs, nextCursor } with the entry fields; tokens and turns stay null until the run ends', async () => {
+    scriptByPrompt(fixture);
+    const t = tag();
+    const waiting = await run({ prompt: 'please-call-tool', tools: [WEATHER_TOOL], metadata: { suite: t } });
+    const watch = await fixture.watchRun(waiting);
+    await watch.waitForType('local_tool_call');
+    const listed = await list(`?metadata=suite:${t}`);
+    assert.equal(listed.status, 200);
+    assert.deepEqual(Object.keys(listed.body).sort(), ['nextCursor', 'runs']);
+    assert.equal(listed.body.nextCursor, null);
+    const [entry] = listed.body.runs as ListEntry[];
+    assert.deepEqual(Object.keys(entry ?? {}).sort(), [
+      'agentId',
+      'createdAt',
+      'endedAt',
+      'metadata',
+      'model',
+      'runId',
+      'sessionId',
+      'status',
+      'tokens',
+      'turns',
+    ]);
+    assert.equal(entry?.runId, waiting);
+    assert.equal(entry?.status, 'waiting');
+    assert.equal(entry?.agentId, null);
+    assert.equal(entry?.sessionId, null);
+    assert.match(entry?.createdAt, ISO_8601);
+    assert.deepEqual(
+      [entry?.endedAt, entry?.tokens, entry?.turns, entry?.model],
+      [null, null, null, null],
+      'not ended: endedAt, tokens, turns and model are null',
+    );
+    assert.deepEqual(entry?.metadata, { suite: t });
+
+    assert.equal(
+      (await postToolResult(fixture, waiting, { toolUseId: 'toolu_w', result: '21C' })).status,
+      200,
+    );
+    await watch.ended;
+    const [ended] = (await list(`?metadata=suite:${t}`)).body.runs as ListEntry[];
+    assert.equal(ended?.status, 'succeeded');
+    assert.match(ended?.endedAt, ISO_8601);
+    assert.equal(ended?.turns, 2);
+    assert.deepEqual(Object.keys(ended?.tokens).sort(), [
+      'cachedTokens',
+      'inputTokens',
+      'outputTokens',
+      'reasoningTokens',
+    ]);
+    assert.equal(ended?.model.vendorModelId, 'fake-model');
+  });
+
+  it('newest first; cursor pages have no duplicates or gaps, and runs created while paging do not shift them', async () => {
+    const t = tag();
+    const created = await endedRuns(t, 5);
+    const newestFirst = [...created].reverse();
+    const first = await list(`?metadata=suite:${t}&limit=2`);
+    assert.deepEqual(ids(first.body), newestFirst.slice(0, 2));
+    assert.equal(typeof first.body.nextCursor, 'string');
+    const newer = await endedRuns(t, 2); // created between two page reads
+    const second = await list(`?metadata=suite:${t}&limit=2&cursor=${first.body.nextCursor}`);
+    assert.deepEqual(ids(second.body), newestFirst.slice(2, 4));
+    const third = await list(`?metadata=suite:${t}&limit=2&cursor=${second.body.nextCursor}`);
+    assert.deepEqual(ids(third.body), newestFirst.slice(4));
+    assert.equal(third.body.nextCursor, null, 'null after the last page');
+    const again = await list(`?metadata=suite:${t}&limit=200`);
+    assert.deepEqual(
+      ids(again.body),
+      [...newer.reverse(), ...newestFirst],
+      'a fresh first page has the new runs',
+    );
+    assert.equal(again.body.nextCursor, null);
+
+    // Without a filter too: the whole workspace walked page by page sees every run exactly once.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await list(`?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(page.status, 200);
+      seen.push(...ids(page.body));
+      cursor = page.body.nextCursor;
+    } while (cursor !== null);
+    assert.equal(new Set(seen).size, seen.length, 'no run twice');
+    for (const runId of [...created, ...newer]) assert.ok(seen.includes(runId), runId);
+    const dates = await Promise.all(
+      seen.map(async (runId) => (await snapshotOf(fixture, runId)).body.createdAt),
+    );
+    assert.deepEqual(dates, [...dates].sort().reverse(), 'newest first by creation time');
+  });
+
+  it('limit: default 50, at most 200; an exact last page has nextCursor null', async () => {
+    const t = tag();
+    await endedRuns(t, 2);
+    const exact = await list(`?metadata=suite:${t}&limit=2`);
+    assert.equal(exact.body.runs.length, 2);
+    assert.equal(exact.body.nextCursor, null);
+    assert.equal((await list('?limit=200')).status, 200);
+    assert.equal((await list('?limit=1')).body.runs.length, 1);
+    const all = await list('');
+    assert.ok(all.body.runs.length <= 50);
+  });
+
+  it('status filters by the stored status, repeatable (any of), including waiting, failed, cancelled and queued', async () => {
+    scriptByPrompt(fixture);
+    const t = tag();
+    const metadata = { suite: t };
+    const [succeeded] = await endedRuns(t, 1);
+    const failed = await run({ prompt: 'please-fail', metadata });
+    await (
+      await fixture.watchRun(failed)
+    ).ended;
+    const waiting = await run({ prompt: 'please-call-tool', tools: [WEATHER_TOOL], metadata });
+    await (await fixture.watchRun(waiting)).waitForType('local_tool_call');
+    const hanging = await run({ prompt: 'please-hang', metadata });
+    await fixture.fake.waitUntil(
+      () => fixture.fake.requests.some((request) => JSON.stringify(request.body).includes('please-hang')),
+      'the hanging run reached the provider',
+    );
+    const cancelled = await run({ prompt: 'please-hang', metadata });
+    await eventually(async () => (await statusOf(cancelled)) === 'running', 'the second hanging run runs');
+    await fixture.server.request('POST', `${fixture.ws}/agent-runs/${cancelled}/cancel`, {
+      headers: fixture.headers,
+    });
+    await (
+      await fixture.watchRun(cancelled)
+    ).ended;
+
+    const byStatus = async (...statuses: string[]) =>
+      ids(
+        (await list(`?metadata=suite:${t}&${statuses.map((status) => `status=${status}`).join('&')}`)).body,
+      );
+    assert.deepEqual(await byStatus('succeeded'), [succeeded]);
+    assert.deepEqual(await byStatus('failed'), [failed]);
+    assert.deepEqual(await byStatus('waiting'), [waiting]);
+    assert.deepEqual(await byStatus('running'), [hanging]);
+    assert.deepEqual(await byStatus('cancelled'), [cancelled]);
+    assert.deepEqual(await byStatus('failed', 'waiting', 'succeeded'), [waiting, failed, succeeded]);
+    assert.deepEqual(await byStatus('queued'), []);
+    // Without the metadata filter: the status index alone.
+    assert.ok(ids((await list('?status=waiting')).body).includes(waiting));
+    assert.ok(!ids((await list('?status=running')).body).includes(waiting));
+
+    // A workspace at its concurrency limit holds a new run `queued`.
+    const limited = await fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, {
+      maxConcurrentRuns: 1,
+    });
+    assert.equal(limited.status, 200, JSON.stringify(limited.body));
+    try {
+      const queued = await run({ metadata });
+      assert.deepEqual(await byStatus('queued'), [queued]);
+      assert.equal(await statusOf(queued), 'queued');
+    } finally {
+      await fixture.server.admin('PATCH', `/workspaces/${fixture.slug}`, { maxConcurrentRuns: 100 });
+    }
+  });
+
+  it('agentId, sessionId and metadata filter, and combine with AND', async () => {
+    scriptByPrompt(fixture);
+    const t = tag();
+    const [aWeb] = await endedRuns(t, 1, { agentId: agentA, metadata: { suite: t, channel: 'web' } });
+    const [aMail] = await endedRuns(t, 1, { agentId: agentA, metadata: { suite: t, channel: 'email' } });
+    const [bWeb] = await endedRuns(t, 1, { agentId: agentB, metadata: { suite: t, channel: 'web' } });
+    const failedA = await run({
+      agentId: agentA,
+      prompt: 'please-fail',
+      metadata: { suite: t, channel: 'web' },
+    });
+    await (
+      await fixture.watchRun(failedA)
+    ).ended;
+
+    const query = async (q: string) => {
+      const answer = await list(`?metadata=suite:${t}&${q}`);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return ids(answer.body);
+    };
+    assert.deepEqual(await query(`agentId=${agentA}`), [failedA, aMail, aWeb]);
+    assert.deepEqual(await query(`agentId=${agentB}`), [bWeb]);
+    assert.deepEqual(await query('metadata=channel:web'), [failedA, bWeb, aWeb]);
+    assert.deepEqual(await query(`metadata=channel:web&agentId=${agentA}`), [failedA, aWeb]);
+    assert.deepEqual(await query(`metadata=channel:web&agentId=${agentA}&status=succeeded`), [aWeb]);
+    assert.deepEqual(await query('metadata=channel:fax'), []);
+    // The agent's index alone (no metadata filter): every run listed is the agent's.
+    const onlyA = (await list(`?agentId=${agentA}&limit=200`)).body.runs as ListEntry[];
+    assert.ok(onlyA.every((entry) => entry.agentId === agentA));
+    assert.ok(onlyA.some((entry) => entry.runId === aMail));
+
+    const session = await fixture.server.request('POST', `${fixture.ws}/agent-sessions`, {
+      body: { systemPrompt: 's', metadata: { suite: t } },
+      headers: fixture.headers,
+    });
+    const sessionId = session.body.sessionId as string;
+    const sessionRuns: string[] = [];
+    for (const prompt of ['one', 'two']) {
+      const message = await fixture.server.request(
+        'POST',
+        `${fixture.ws}/agent-sessions/${sessionId}/messages`,
+        {
+          body: { prompt },
+          headers: fixture.headers,
+        },
+      );
+      assert.equal(message.status, 202, JSON.stringify(message.body));
+      fixture.trackRun(message.body.runId);
+      await (
+        await fixture.watchRun(message.body.runId)
+      ).ended;
+      sessionRuns.push(message.body.runId);
+    }
+    const bySession = (await list(`?sessionId=${sessionId}`)).body.runs as ListEntry[];
+    assert.deepEqual(
+      bySession.map((entry) => entry.runId),
+      [...sessionRuns].reverse(),
+    );
+    assert.ok(bySession.every((entry) => entry.sessionId === sessionId));
+    assert.deepEqual(bySession[0]?.metadata, { suite: t }, "the run keeps the session's metadata");
+    assert.deepEqual(await query(`sessionId=${sessionId}`), [...sessionRuns].reverse());
+  });
+
+  it('a malformed query is 400 invalid_request with a precise message', async () => {
+    const forged = Buffer.from(
+      JSON.stringify({ createdAt: '2026-01-01T00:00:00.000Z', id: 'nope' }),
+    ).toString('base64url');
+    const extraField = Buffer.from(
+      JSON.stringify({ createdAt: '2026-01-01T00:00:00.000Z', id: 'run_01jzzzzzzzzzzzzzzzzzzzzzzz', x: 1 }),
+    ).toString('base64url');
+    const cases: Array<[string, RegExp]> = [
+      ['?status=bogus', /^status\.0: must be one of queued, running, waiting, succeeded, failed, cancelled/],
+      ['?status=running&status=Done', /^status\.1: must be one of/],
+      ['?limit=0', /^limit: must be an integer from 1 to 200/],
+      ['?limit=201', /^limit: must be an integer from 1 to 200/],
+      ['?limit=ten', /^limit: must be an integer from 1 to 200/],
+      ['?limit=2.5', /^limit: must be an integer from 1 to 200/],
+      ['?cursor=not*base64', /^cursor: is not a cursor this list returned/],
+      ['?cursor=bm90IGpzb24', /^cursor: is not a cursor this list returned/],
+      [`?cursor=${forged}`, /^cursor: is not a cursor this list returned/],
+      [`?cursor=${extraField}`, /^cursor: is not a cursor this list returned/],
+      ['?metadata=nocolon', /^metadata\.0: 'nocolon' is not key:value/],
+      ['?metadata=:value', /^metadata\.0: ':value' is not key:value/],
+      ['?agentId=not-an-agent', /^agentId: 'not-an-agent' is not an agent id/],
+      [`?agentId=${agentA}&agentId=${agentB}`, /^agentId: must be one agent id/],
+      ['?sessionId=ses_x', /^sessionId: 'ses_x' is not a session id/],
+    ];
+    for (const [query, message] of cases) {
+      const answer = await list(query);
+      assert.equal(answer.status, 400, query);
+      assert.equal(answer.body.error, 'invalid_request', query);
+      assert.match(answer.body.message, message, query);
+    }
+  });
+
+  it("an API key with an agent allowlist sees only its agents' runs", async () => {
+    const t = tag();
+    const [ofA] = await endedRuns(t, 1, { agentId: agentA });
+    const [ofB] = await endedRuns(t, 1, { agentId: agentB });
+    const [ephemeral] = await endedRuns(t, 1);
+    const restricted = await fixture.server.admin('POST', `/workspaces/${fixture.slug}/api-keys`, {
+      agentIds: [agentA],
+    });
+    const headers = bearer(restricted.body.key);
+    assert.deepEqual(ids((await list(`?metadata=suite:${t}`, headers)).body), [ofA]);
+    const everything = (await list('?limit=200', headers)).body.runs as ListEntry[];
+    assert.ok(everything.every((entry) => entry.agentId === agentA));
+    assert.deepEqual(ids((await list(`?agentId=${agentB}`, headers)).body), [], "another agent's runs: none");
+    assert.deepEqual(ids((await list(`?metadata=suite:${t}&agentId=${agentA}`, headers)).body), [ofA]);
+    // The workspace's unrestricted key sees them all.
+    assert.deepEqual(ids((await list(`?metadata=suite:${t}`)).body), [ephemeral, ofB, ofA]);
+  });
+
+  it('a run waiting for a client tool result is waiting on the list and its snapshot, then running or succeeded once answered', async () => {
+    scriptByPrompt(fixture);
+    const t = tag();
+    const runId = await run({ prompt: 'please-call-tool', tools: [WEATHER_TOOL], metadata: { suite: t } });
+    const watch = await fixture.watchRun(runId);
+    await watch.waitForType('local_tool_call');
+    // The status is written with the pending call, before the event is visible: no wait needed.
+    const snapshot = await snapshotOf(fixture, runId);
+    assert.equal(snapshot.body.status, 'waiting');
+    assert.deepEqual(
+      snapshot.body.pendingToolCalls.map((call: { toolUseId: string }) => call.toolUseId),
+      ['toolu_w'],
+    );
+    assert.deepEqual(ids((await list(`?metadata=suite:${t}&status=waiting`)).body), [runId]);
+    assert.equal((await postToolResult(fixture, runId, { toolUseId: 'toolu_w', result: '21C' })).status, 200);
+    assert.ok(['running', 'succeeded'].includes(await statusOf(runId)), 'no longer waiting once answered');
+    assert.deepEqual(ids((await list(`?metadata=suite:${t}&status=waiting`)).body), []);
+    await watch.ended;
+    assert.equal(await statusOf(runId), 'succeeded');
+  });
+
+  it('a waiting run stays waiting through a cancel until its call is answered; one whose wait expires fails', async () => {
+    scriptByPrompt(fixture);
+    const cancelledRun = await run({ prompt: 'please-call-tool', tools: [WEATHER_TOOL] });
+    const watch = await fixture.watchRun(cancelledRun);
+    await watch.waitForType('local_tool_call');
+    await fixture.server.request('POST', `${fixture.ws}/agent-runs/${cancelledRun}/cancel`, {
+      headers: fixture.headers,
+    });
+    const afterCancel = await snapshotOf(fixture, cancelledRun);
+    assert.equal(afterCancel.body.status, 'waiting', 'pending calls are fulfilled before the final event');
+    assert.equal(afterCancel.body.cancelRequested, true);
+    await postToolResult(fixture, cancelledRun, { toolUseId: 'toolu_w', result: 'late' });
+    await watch.ended;
+    assert.equal(await statusOf(cancelledRun), 'cancelled');
+
+    const expiring = await run({
+      prompt: 'please-call-tool',
+      tools: [WEATHER_TOOL],
+      localToolTimeoutMs: 1000,
+    });
+    const expiringWatch = await fixture.watchRun(expiring);
+    await expiringWatch.waitForType('local_tool_call');
+    assert.equal(await statusOf(expiring), 'waiting');
+    await expiringWatch.ended;
+    assert.equal(await statusOf(expiring), 'failed');
+  });
+
+  it('OAuth: runs:read is required, and a token limited to agents sees only their runs', async () => {
+    const { createOAuthFixture, obtainTokens } = await import('../support/oauth-flow.ts');
+    const oauth = await createOAuthFixture(fixture.server, `oa${tag()}`);
+    const provider = await fixture.server.admin('POST', `/workspaces/${oauth.slug}/providers`, {
+      provider: 'anthropic',
+      api: 'anthropic-messages',
+      baseUrl: fixture.fake.url,
+      apiKey: 'sk-fake-provider-key',
+      models: [{ vendorModelId: 'fake-model', label: 'Fake' }],
+      isDefault: true,
+    });
+    assert.equal(provider.status, 201);
+    const agentIn = async (name: string) =>
+      (await fixture.server.admin('POST', `/workspaces/${oauth.slug}/agents`, { name, systemPrompt: 's' }))
+        .body.id as string;
+    const [mine, theirs] = [await agentIn('Mine'), await agentIn('Theirs')];
+    const key = await fixture.server.admin('POST', `/workspaces/${oauth.slug}/api-keys`, {});
+    const runIds: string[] = [];
+    for (const agentId of [mine, theirs]) {
+      const created = await fixture.server.request('POST', `${oauth.ws}/agent-runs`, {
+        body: { agentId, prompt: 'plain' },
+        headers: bearer(key.body.key),
+      });
+      assert.equal(created.status, 202);
+      fixture.trackRun(created.body.runId, bearer(key.body.key));
+      runIds.push(created.body.runId);
+    }
+    const limited = await obtainTokens(fixture.server, oauth, { scope: 'runs:read', agentIds: [mine] });
+    const listed = await fixture.server.request('GET', `${oauth.ws}/agent-runs`, {
+      headers: bearer(limited.access_token),
+    });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(ids(listed.body), [runIds[0]]);
+    const noScope = await obtainTokens(fixture.server, oauth, { scope: 'sessions:read' });
+    const refused = await fixture.server.request('GET', `${oauth.ws}/agent-runs`, {
+      headers: bearer(noScope.access_token),
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error, 'insufficient_scope');
+    assert.equal(refused.body.required, 'runs:read');
+  });
+});
