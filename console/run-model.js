@@ -159,6 +159,13 @@ export function applyEvent(model, event) {
       for (const [, index] of model.tools)
         if (model.items[index].pending) replace(model, index, { pending: false });
       if (type !== 'result') push(model, { kind: type, key: `e${seq}`, data });
+      // A result with a failure subtype (a client tool that never answered) is shown like an error.
+      else if (data.subtype && data.subtype !== 'success')
+        push(model, {
+          kind: 'error',
+          key: `e${seq}`,
+          data: { errorClass: data.subtype, error: data.error ?? data.subtype },
+        });
       return;
     default:
       // An event type this console does not know: shown as it came, never dropped silently.

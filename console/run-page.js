@@ -113,6 +113,11 @@ function UsagePanel({ terminal, models }) {
   </section>`;
 }
 
+function metadataText(metadata) {
+  const entries = Object.entries(metadata ?? {});
+  return entries.length === 0 ? '—' : entries.map(([key, value]) => `${key}: ${value}`).join(', ');
+}
+
 /** A run's live view: its snapshot, then its stream from the first event (replayed, then live). */
 export function RunPage({ api, runId, models }) {
   const { snapshot, error: snapshotError } = useSnapshot(api, runId);
@@ -152,6 +157,8 @@ export function RunPage({ api, runId, models }) {
         <dd>${snapshot ? snapshot.model?.id || snapshot.spec?.modelId || 'workspace default' : '…'}</dd>
         <dt>Created</dt>
         <dd>${formatDate(snapshot?.createdAt)}</dd>
+        <dt>Metadata</dt>
+        <dd>${metadataText(snapshot?.metadata)}</dd>
         <dt>Events</dt>
         <dd>${formatNumber(model.eventCount)}</dd>
       </dl>

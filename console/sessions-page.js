@@ -7,6 +7,8 @@ const PAGE_SIZE = 25;
 /** `GET {ws}/agent-sessions`: most recently used first, paged by offset. */
 export function SessionsPage({ api }) {
   const [status, setStatus] = useState('');
+  const [metadataDraft, setMetadataDraft] = useState('');
+  const [metadata, setMetadata] = useState('');
   const [offset, setOffset] = useState(0);
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
@@ -14,9 +16,12 @@ export function SessionsPage({ api }) {
   useEffect(() => {
     const controller = new AbortController();
     api
-      .get(`/agent-sessions${queryString({ status, limit: PAGE_SIZE, offset })}`, {
-        signal: controller.signal,
-      })
+      .get(
+        `/agent-sessions${queryString({ status, metadata: metadata.split(/\s+/).filter(Boolean), limit: PAGE_SIZE, offset })}`,
+        {
+          signal: controller.signal,
+        },
+      )
       .then(
         (body) => {
           setPage(body);
@@ -25,10 +30,18 @@ export function SessionsPage({ api }) {
         (caught) => controller.signal.aborted || setError(caught),
       );
     return () => controller.abort();
-  }, [api, status, offset]);
+  }, [api, status, metadata, offset]);
 
   return html`<${PageHeading}>Sessions<//>
-    <div class="filters">
+    <form
+      class="filters"
+      aria-label="Filter sessions"
+      onSubmit=${(event) => {
+        event.preventDefault();
+        setOffset(0);
+        setMetadata(metadataDraft);
+      }}
+    >
       <div class="field">
         <label for="session-status">Status</label>
         <select
@@ -44,7 +57,19 @@ export function SessionsPage({ api }) {
           <option value="ended">ended</option>
         </select>
       </div>
-    </div>
+      <div class="field">
+        <label for="session-metadata">Metadata</label>
+        <input
+          id="session-metadata"
+          placeholder="key:value"
+          aria-describedby="session-metadata-hint"
+          value=${metadataDraft}
+          onInput=${(event) => setMetadataDraft(event.currentTarget.value)}
+        />
+        <span id="session-metadata-hint" class="hint">key:value pairs, separated by spaces</span>
+      </div>
+      <div class="field actions"><button type="submit">Apply filters</button></div>
+    </form>
     <${ErrorNotice} error=${error} />
     ${
       page === null

@@ -208,6 +208,7 @@ describe('the web console in a real browser (extensions §12)', () => {
     const { sessionId } = await fixture.post('/agent-sessions', {
       systemPrompt: SYSTEM_PROMPT,
       modelId: ECHO_MODEL,
+      metadata: { team: 'travel' },
     });
     const first = await fixture.post(`/agent-sessions/${sessionId}/messages`, {
       prompt: 'Plan my trip to Lisbon',
@@ -219,6 +220,11 @@ describe('the web console in a real browser (extensions §12)', () => {
 
     await page.getByRole('link', { name: 'Sessions', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+    await page.getByLabel('Metadata').fill('team:nobody');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No sessions.').waitFor();
+    await page.getByLabel('Metadata').fill('team:travel');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByRole('link', { name: sessionId }).click();
     await page.getByRole('heading', { name: /Conversation \(2 messages\)/ }).waitFor();
     await page.getByRole('article', { name: 'User' }).getByText('Plan my trip to Lisbon').waitFor();

@@ -91,6 +91,12 @@ describe('the console builds a run view from its events (console/run-model.js)',
       statusFromModel(modelOf([['result', { subtype: 'error_local_tool_timeout' }]]), 'running'),
       'failed',
     );
+    const timedOut = modelOf([['result', { subtype: 'error_local_tool_timeout', error: 'no answer' }]]);
+    assert.deepEqual(
+      timedOut.items.map((item) => [item.kind, item.data.error]),
+      [['error', 'no answer']],
+      'a failed result is shown like an error',
+    );
     assert.equal(
       statusFromModel(modelOf([['error', { error: 'boom', code: 'error' }]]), 'running'),
       'failed',
