@@ -25,9 +25,9 @@ export function ModelsPage({ models }) {
                     <th scope="col">Provider</th>
                     <th scope="col">Source</th>
                     <th scope="col">Context window</th>
-                    <th scope="col">Input</th>
-                    <th scope="col">Output</th>
-                    <th scope="col">Cached input</th>
+                    <th scope="col">Input per 1M</th>
+                    <th scope="col">Output per 1M</th>
+                    <th scope="col">Cached input per 1M</th>
                   </tr>
                 </thead>
                 <tbody>

@@ -99,7 +99,7 @@ export function SessionsPage({ api }) {
                             >${session.sessionId}</a
                           >
                         </td>
-                        <td>${session.summary || '—'}</td>
+                        <td class="wrap">${session.summary || '—'}</td>
                         <td><${StatusBadge} status=${session.status} /></td>
                         <td>${formatDate(session.lastInteractionDate)}</td>
                         <td>${formatDate(session.creationDate)}</td>
