@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -92,6 +92,8 @@ describe(
     after(async () => {
       await browser?.close();
       await fixture?.close();
+      // Pictures asked for are kept; the temporary ones are not.
+      if (screenshots && !SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     });
 
     /** Opens a page by its address, waits for its heading and the text that says it loaded. */
@@ -141,7 +143,7 @@ describe(
           await check('new-run');
           assert.deepEqual(violations, [], `${variant.name}: no CSP violation or page error`);
         }
-        t.diagnostic(`screenshots: ${screenshots}`);
+        if (SCREENSHOTS) t.diagnostic(`screenshots: ${screenshots}`);
         assert.deepEqual(failures, []);
       },
     );

@@ -30,7 +30,7 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self'",
   "connect-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
