@@ -305,6 +305,9 @@ describe('runs list: GET {ws}/agent-runs (extensions §4)', { timeout: 180_000 }
       [`?agentId=${agentA}&agentId=${agentB}`, /^agentId: must be one agent id/],
       ['?sessionId=ses_x', /^sessionId: 'ses_x' is not a session id/],
     ];
+    const nul = await fixture.createRun({ systemPrompt: 's', prompt: 'plain', metadata: { k: 'a\u0000b' } });
+    assert.equal(nul.status, 400, 'metadata is stored as rows: U+0000 is refused at creation');
+    assert.match(nul.body.message, /k: must not contain the NUL character/);
     for (const [query, message] of cases) {
       const answer = await list(query);
       assert.equal(answer.status, 400, query);

@@ -8,7 +8,8 @@ import { isPostgres } from '../dialect.ts';
  * index entries whatever the depth: the workspace alone, by status, by agent, by session. Metadata
  * becomes rows (as sessions' metadata, migration 0004) carrying the run's creation time, so a
  * `metadata=key:value` filter walks its own index in list order too. Existing runs' metadata is
- * copied from their JSON column.
+ * copied from their JSON column (on PostgreSQL, not that of a run whose metadata holds U+0000, which
+ * its text cannot hold: such runs, refused since, are not found by metadata filters).
  */
 export const runsList: Migration = {
   async up(db: Kysely<unknown>) {
@@ -47,7 +48,7 @@ export const runsList: Migration = {
         ? sql`insert into run_metadata (run_id, workspace_id, key, value, created_at)
           select runs.id, runs.workspace_id, entry.key, entry.value, runs.created_at
           from runs cross join lateral json_each_text(runs.metadata::json) as entry
-          where runs.metadata <> '{}'`
+          where runs.metadata <> '{}' and strpos(runs.metadata, '\\u0000') = 0`
         : sql`insert into run_metadata (run_id, workspace_id, key, value, created_at)
           select runs.id, runs.workspace_id, entry.key, entry.value, runs.created_at
           from runs, json_each(runs.metadata) as entry
