@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web console's modules run in the browser, unbuilt.
+    files: ['console/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Type-aware rules, typed by tsconfig.json (its `include` covers every TypeScript folder linted here).
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

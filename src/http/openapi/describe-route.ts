@@ -4,7 +4,8 @@ import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import type { ApiTag } from './api-tags.ts';
 import type { RouteBucket } from './route-bucket.ts';
 
-export type ResponseContentType = 'application/json' | 'text/html' | 'text/plain' | 'text/event-stream';
+export type ResponseContentType =
+  'application/json' | 'text/html' | 'text/plain' | 'text/javascript' | 'text/css' | 'text/event-stream';
 
 /** One documented answer of a route. */
 export interface DocumentedResponse {

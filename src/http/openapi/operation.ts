@@ -152,14 +152,17 @@ function documented(
     }),
     ...(body
       ? { content: Object.fromEntries(contentTypes.map((type) => [type, { schema: body }])) }
-      : contentTypes.some((type) => type === 'text/html' || type === 'text/plain') && {
+      : contentTypes.some(isPlainText) && {
           content: Object.fromEntries(
-            contentTypes
-              .filter((type) => type === 'text/html' || type === 'text/plain')
-              .map((type) => [type, { schema: { type: 'string' } }]),
+            contentTypes.filter(isPlainText).map((type) => [type, { schema: { type: 'string' } }]),
           ),
         }),
   };
+}
+
+/** A text body documented as a string: a page, a script, a stylesheet (not an event stream). */
+function isPlainText(type: string): boolean {
+  return type.startsWith('text/') && type !== 'text/event-stream';
 }
 
 /** The object schema whose fields are parameters (zod-openapi reads a pipe's input object the same way). */

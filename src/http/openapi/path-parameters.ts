@@ -6,6 +6,8 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   agentSlug: "A workspace agent's slug.",
   slug: "The workspace's slug.",
   id: "The resource's id.",
+  version: "The console's version: a hash of all its files.",
+  file: 'A file of the console, by name.',
 };
 
 const PARAMETER = /:([A-Za-z0-9_]+)/g;

@@ -20,3 +20,28 @@ export function pageSecurityHeaders(
       `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'${formAction}`,
     );
 }
+
+/**
+ * The console's policy: its own scripts, styles and API only (`'self'`), nothing inline, no plugin,
+ * no `<base>`, never framed; its forms are handled by script and never submitted.
+ */
+export const CONSOLE_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers of the console's page and assets. */
+export function consoleSecurityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('content-security-policy', CONSOLE_CONTENT_SECURITY_POLICY);
+}

@@ -105,6 +105,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The web console
+     * @description Its page; sign in with a workspace API key. Loads nothing from another origin.
+     */
+    get: operations['getConsolePage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/assets/{version}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the web console
+     * @description Served only under the current version; cacheable for a year.
+     */
+    get: operations['getConsoleAsset'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workspaces/{workspaceSlug}/models': {
     parameters: {
       query?: never;
@@ -2434,6 +2474,61 @@ export interface operations {
         headers: {
           /** @description Seconds to wait before retrying. */
           'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getConsolePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getConsoleAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The console's version: a hash of all its files. */
+        version: string;
+        /** @description A file of the console, by name. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+          'text/css': string;
+        };
+      };
+      /** @description - `not_found`: what the path names does not exist (in this workspace) */
+      404: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
