@@ -63,6 +63,16 @@ const ROWS: Row[] = [
   },
   {
     method: 'GET',
+    pattern: `${WS}/agent-runs`,
+    scope: 'runs:read',
+    allowed: async (context, auth) => {
+      const response = await call(context, 'GET', '/agent-runs', auth);
+      assert.ok(Array.isArray(response.body.runs), 'the runs list answers { runs, nextCursor }');
+      return { response, expected: 200 };
+    },
+  },
+  {
+    method: 'GET',
     pattern: `${WS}/agent-runs/:runId`,
     scope: 'runs:read',
     allowed: async (context, auth) => {
