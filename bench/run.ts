@@ -61,7 +61,8 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,100
   --tracing      also measure every level on a second service process with tracing on, exporting to a
                  local OTLP/HTTP receiver (its own process on 127.0.0.1) through OTEL_EXPORTER_OTLP_ENDPOINT:
                  service CPU per run off / on side by side, and the spans and export requests received
-                 (levels only: not with --scale)
+                 (with --scale: the scale-out cluster's processes export their spans to such a receiver; run it
+                 with and without --tracing to compare the CPU per run)
   --tracing-protocol P   the traced service's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: http/protobuf (default) or http/json
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
@@ -93,7 +94,14 @@ if (args.help) {
 }
 if (args.scale) {
   const runs = args.rounds === undefined ? 1000 : Number(args.rounds);
-  const table = await runScaleBenchmark(runs, (line) => process.stderr.write(`bench: ${line}\n`));
+  const protocol = args['tracing-protocol'];
+  if (!isOtlpProtocol(protocol)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const table = await runScaleBenchmark(runs, (line) => process.stderr.write(`bench: ${line}\n`), {
+    ...(args.tracing && { tracing: protocol }),
+  });
   console.log(`\n${table}\n`);
   process.exit(0);
 }
@@ -140,8 +148,7 @@ if (ourLimit !== undefined && ourLimit < filesNeeded) {
 const startedAt = performance.now();
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
 // The traced service's profiles go to a folder of their own, summarized apart.
-const tracedProfileDir =
-  profileDir && args.tracing ? mkdtempSync(join(profileDir, 'traced-')) : undefined;
+const tracedProfileDir = profileDir && args.tracing ? mkdtempSync(join(profileDir, 'traced-')) : undefined;
 const serviceOptions = {
   ...(modelThreads !== undefined && { modelThreads }),
   // Every run of the largest level at once, and the runs still finishing when their clients start the next.
