@@ -89,6 +89,7 @@ export class TracingSide {
       errors: on.service.errors,
       cpuMsPerRun: { off: off.server.cpuMsPerRun, on: on.server.cpuMsPerRun },
       addedCpuPct: (100 * (on.server.cpuMsPerRun - off.server.cpuMsPerRun)) / off.server.cpuMsPerRun,
+      eventLoopCpuMsPerRun: { off: off.server.mainThreadCpuMsPerRun, on: on.server.mainThreadCpuMsPerRun },
       ttftP50: { off: off.service.ttft.p50, on: on.service.ttft.p50 },
       doneP50: { off: off.service.done.p50, on: on.service.done.p50 },
       runsPerSec: { off: off.service.runsPerSec, on: on.service.runsPerSec },
