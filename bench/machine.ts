@@ -65,3 +65,19 @@ export function openFiles(pid: number | 'self' = 'self'): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * CPU time a process used so far (ms, user + system, all its threads), from /proc/PID/stat; NaN where
+ * unreadable. For processes the bench did not fork itself (the scale-out cluster's).
+ */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksPerSecond = 100; // USER_HZ on Linux
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return NaN;
+  }
+}

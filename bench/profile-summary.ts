@@ -49,6 +49,21 @@ function shortUrl(url: string): string {
   return url;
 }
 
+/**
+ * The area of the innermost frame that is service or package code: what a sample in Node's own
+ * code (a write, a timer, `AsyncLocalStorage.run`) was doing it for. `@opentelemetry/*` there is
+ * the cost of tracing itself, apart from the handlers it runs in the span's context.
+ */
+const TRACING_AREA = /^(@opentelemetry\/|src\/infra\/tracing\/)/;
+
+function callerArea(leaf: ProfileNode, byId: Map<number, ProfileNode>, parent: Map<number, number>): string {
+  for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
+    const { url, functionName } = (byId.get(id) as ProfileNode).callFrame;
+    if (url !== '' && !url.startsWith('node:')) return areaOf(url, functionName);
+  }
+  return areaOf(leaf.callFrame.url, leaf.callFrame.functionName);
+}
+
 export function summarizeProfile(path: string, windows: Window[] = [], top = 25): string {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -57,6 +72,7 @@ export function summarizeProfile(path: string, windows: Window[] = [], top = 25)
 
   const selfByFunction = new Map<string, number>();
   const selfByArea = new Map<string, number>();
+  const selfByCaller = new Map<string, number>();
   const inclusiveByArea = new Map<string, number>();
   const inclusiveBySrcFunction = new Map<string, number>();
   let busyUs = 0;
@@ -85,6 +101,7 @@ export function summarizeProfile(path: string, windows: Window[] = [], top = 25)
     const area = areaOf(url, functionName);
     add(selfByArea, area, weight);
     add(selfByFunction, `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`, weight);
+    add(selfByCaller, callerArea(leaf, byId, parent), weight);
     const seenAreas = new Set<string>();
     const seenFunctions = new Set<string>();
     for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
@@ -109,9 +126,18 @@ export function summarizeProfile(path: string, windows: Window[] = [], top = 25)
         .map(([key, us]) => `  ${ms(us)} ms ${pct(us)}  ${key}`),
     ].join('\n');
 
+  let tracingUs = 0;
+  for (const [area, us] of selfByCaller) if (TRACING_AREA.test(area)) tracingUs += us;
+
   return [
     `profile ${path}${windows.length > 0 ? ` (${windows.length} measured windows only)` : ''}: busy ${ms(busyUs).trim()} ms, idle ${ms(idleUs).trim()} ms`,
     list('self time by area:', selfByArea, 20),
+    list(
+      "self time by package, Node's internals and natives charged to the code that called them:",
+      selfByCaller,
+      20,
+    ),
+    `tracing's own code (@opentelemetry/*, src/infra/tracing/), so charged: ${ms(tracingUs).trim()} ms, ${pct(tracingUs).trim()} of busy`,
     list('self time by function:', selfByFunction, top),
     list('inclusive time by area (on the stack):', inclusiveByArea, 25),
     list('inclusive time of service functions (src/):', inclusiveBySrcFunction, top),

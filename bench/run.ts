@@ -53,14 +53,16 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,100
   --heartbeat-ms N   the idle service's SSE heartbeat interval (default 15000, the service's default)
   --idle-ticks N     heartbeat intervals in the idle CPU window (default 3)
   --json         print one JSON document on stdout instead of tables (progress goes to stderr)
-  --profile      run the service under --cpu-prof and summarize the measured windows (event loop thread)
+  --profile      run the service under --cpu-prof and summarize the measured windows (every thread); with
+                 --tracing, the traced service too
   --model-threads N  the service's AGENT_RUNS_MODEL_THREADS (default: its own default, cores - 1 up to 4)
   --controls C   the run controls of every service run: defaults (the spec's defaults: loop detection,
                  tool budgets, the tool-turn cap) or off (loopDetection false, toolBudgets {})
   --tracing      also measure every level on a second service process with tracing on, exporting to a
                  local OTLP/HTTP receiver (its own process on 127.0.0.1) through OTEL_EXPORTER_OTLP_ENDPOINT:
                  service CPU per run off / on side by side, and the spans and export requests received
-                 (levels only: not with --scale)
+                 (with --scale: the scale-out cluster's processes export their spans to such a receiver; run it
+                 with and without --tracing to compare the CPU per run)
   --tracing-protocol P   the traced service's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: http/protobuf (default) or http/json
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
@@ -92,7 +94,14 @@ if (args.help) {
 }
 if (args.scale) {
   const runs = args.rounds === undefined ? 1000 : Number(args.rounds);
-  const table = await runScaleBenchmark(runs, (line) => process.stderr.write(`bench: ${line}\n`));
+  const protocol = args['tracing-protocol'];
+  if (!isOtlpProtocol(protocol)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const table = await runScaleBenchmark(runs, (line) => process.stderr.write(`bench: ${line}\n`), {
+    ...(args.tracing && { tracing: protocol }),
+  });
   console.log(`\n${table}\n`);
   process.exit(0);
 }
@@ -138,6 +147,8 @@ if (ourLimit !== undefined && ourLimit < filesNeeded) {
 
 const startedAt = performance.now();
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
+// The traced service's profiles go to a folder of their own, summarized apart.
+const tracedProfileDir = profileDir && args.tracing ? mkdtempSync(join(profileDir, 'traced-')) : undefined;
 const serviceOptions = {
   ...(modelThreads !== undefined && { modelThreads }),
   // Every run of the largest level at once, and the runs still finishing when their clients start the next.
@@ -155,7 +166,8 @@ try {
   );
   const bench = new Bench(fake, service, { ...target, ...(specExtras && { specExtras }) });
   if (args.tracing) {
-    tracing = await TracingSide.start(processes, tracingProtocol, serviceOptions, specExtras);
+    const tracedOptions = { ...serviceOptions, ...(tracedProfileDir && { profileDir: tracedProfileDir }) };
+    tracing = await TracingSide.start(processes, tracingProtocol, tracedOptions, specExtras);
     log(
       `tracing on: a second service, pid ${tracing.pid}, exports spans (OTLP ${tracingProtocol}) to the receiver at ${tracing.receiverUrl}`,
     );
@@ -249,14 +261,25 @@ try {
   let profileFiles: string[] | undefined;
   let profileText: string | undefined;
   if (profileDir) {
-    const profiles = threadProfiles(profileDir);
-    profileFiles = profiles.map((profile) => profile.path);
-    profileText =
-      profiles.length > 0
-        ? profiles
-            .map((profile) => `${profile.thread.toUpperCase()}\n${summarizeProfile(profile.path, windows)}`)
-            .join('\n\n')
-        : `no profile was written in ${profileDir}`;
+    const profiled = [{ label: '', dir: profileDir, windows }];
+    if (tracedProfileDir && tracing) {
+      profiled.push({ label: 'TRACED SERVICE, ', dir: tracedProfileDir, windows: tracing.windows });
+    }
+    const texts: string[] = [];
+    profileFiles = [];
+    for (const { label, dir, windows: measured } of profiled) {
+      const profiles = threadProfiles(dir);
+      profileFiles.push(...profiles.map((profile) => profile.path));
+      texts.push(
+        ...(profiles.length > 0
+          ? profiles.map(
+              (profile) =>
+                `${label}${profile.thread.toUpperCase()}\n${summarizeProfile(profile.path, measured)}`,
+            )
+          : [`no profile was written in ${dir}`]),
+      );
+    }
+    profileText = texts.join('\n\n');
   }
 
   log('tool-result round trip (in one process)…');

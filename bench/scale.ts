@@ -3,16 +3,21 @@
  * API process and one then two workers, started with the CLI) under 1,000
  * concurrent runs with a streaming subscriber each, against the fake provider
  * in its own process. Reports runs per second, time-to-first-token overhead,
- * delta latency, memory per active run and per idle subscriber, and how
- * throughput changes from one worker to two.
+ * delta latency, CPU and memory per active run, memory per idle subscriber, and
+ * how throughput changes from one worker to two. With `--tracing`, every process of
+ * the cluster exports its spans to a local OTLP/HTTP receiver (its own process):
+ * compare its CPU per run with a run without.
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { startCluster, type Cluster } from '../test/scale/cluster.ts';
 import { openSse } from '../test/support/sse-client.ts';
-import { startChild } from './children.ts';
+import { startChild, type BenchChild } from './children.ts';
 import type { ServiceTarget } from './clients.ts';
+import { processCpuMs } from './machine.ts';
+import type { OtlpExports } from './otlp-receiver.ts';
 import { provisionWorkspace } from './provision.ts';
+import type { OtlpProtocol } from './setup.ts';
 import { summarize } from './stats.ts';
 
 interface WaveResult {
@@ -24,21 +29,44 @@ interface WaveResult {
   ttftOverheadP99: number;
   deltaGapP99: number;
   peakRssMb: { api: number; workers: number };
+  /** CPU the API and worker processes used during the wave, per run (ms). */
+  cpuMsPerRun: number;
+}
+
+export interface ScaleOptions {
+  /** Every process exports its spans over OTLP/HTTP in this protocol to a local receiver. */
+  tracing?: OtlpProtocol;
 }
 
 const FIRST_CHUNK_MS = 200;
 
-export async function runScaleBenchmark(runs: number, log: (line: string) => void): Promise<string> {
+export async function runScaleBenchmark(
+  runs: number,
+  log: (line: string) => void,
+  options: ScaleOptions = {},
+): Promise<string> {
   const fake = await startChild('./fake-provider-process.ts');
   const hang = await hangingServer();
+  let receiver: BenchChild | undefined;
   let cluster: Cluster | undefined;
   try {
+    if (options.tracing) receiver = await startChild('./otlp-receiver-process.ts');
     cluster = await startCluster({
       apis: 1,
       workers: 1,
       leaseMs: 30_000,
-      env: { LOG_LEVEL: 'warn', AGENT_RUNS_WORKER_CONCURRENCY: String(runs) },
+      env: {
+        LOG_LEVEL: 'warn',
+        AGENT_RUNS_WORKER_CONCURRENCY: String(runs),
+        ...(receiver &&
+          options.tracing && {
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+            OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: options.tracing,
+          }),
+      },
     });
+    if (receiver)
+      log(`tracing on: every process exports its spans (OTLP ${options.tracing}) to ${receiver.url}`);
     const api = cluster.apis[0];
     if (!api?.baseUrl) throw new Error('no API process');
     const target = await provisionWorkspace(api.baseUrl, cluster.adminToken, fake.url);
@@ -60,12 +88,27 @@ export async function runScaleBenchmark(runs: number, log: (line: string) => voi
 
     const perRunKb =
       ((one.peakRssMb.api + one.peakRssMb.workers - baseline.api - baseline.workers) * 1024) / runs;
-    return report(runs, one, two, perRunKb, idleKb);
+    const table = report(runs, one, two, perRunKb, idleKb);
+    if (!receiver) return table;
+    // The spans still batched are exported at the next scheduled export (OTEL_BSP_SCHEDULE_DELAY, 5 s).
+    await sleep(6000);
+    const received = await receiver.call<OtlpExports>('exports');
+    return `${table}\n${tracingLine(options.tracing ?? 'http/protobuf', received, one.runs + two.runs + 100)}`;
   } finally {
     await cluster?.stop();
+    await receiver?.stop();
     await fake.stop();
     hang.server.close();
   }
+}
+
+function tracingLine(protocol: OtlpProtocol, received: OtlpExports, runs: number): string {
+  return (
+    `Tracing on (OTLP ${protocol} to a local receiver): it got ${received.spans} spans in ${received.requests} export requests ` +
+    `(${(received.bytes / 1024).toFixed(1)} KiB) for ${runs} runs and the idle subscribers' run` +
+    (received.unreadable > 0 ? `, ${received.unreadable} unreadable` : '') +
+    (received.requests === 0 ? '  <-- no span arrived: the processes did not export' : '.')
+  );
 }
 
 async function wave(target: ServiceTarget, cluster: Cluster, runs: number): Promise<WaveResult> {
@@ -78,6 +121,7 @@ async function wave(target: ServiceTarget, cluster: Cluster, runs: number): Prom
   const ttft: number[] = [];
   const gaps: number[] = [];
   let failed = 0;
+  const cpuBefore = clusterCpuMs(cluster);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: runs }, async () => {
@@ -108,6 +152,7 @@ async function wave(target: ServiceTarget, cluster: Cluster, runs: number): Prom
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuMs = clusterCpuMs(cluster) - cpuBefore;
   clearInterval(sampler);
   const first = summarize(ttft);
   return {
@@ -119,7 +164,17 @@ async function wave(target: ServiceTarget, cluster: Cluster, runs: number): Prom
     ttftOverheadP99: first.p99,
     deltaGapP99: summarize(gaps).p99,
     peakRssMb: peak,
+    cpuMsPerRun: cpuMs / runs,
   };
+}
+
+/** CPU used so far by the cluster's running API and worker processes (ms). */
+function clusterCpuMs(cluster: Cluster): number {
+  let total = 0;
+  for (const process of [...cluster.apis, ...cluster.workers]) {
+    if (process.child.pid !== undefined) total += processCpuMs(process.child.pid);
+  }
+  return total;
 }
 
 /** Opens `count` streams on a run whose model never answers (so they stay idle) and weighs the API process. */
@@ -147,12 +202,12 @@ function report(runs: number, one: WaveResult, two: WaveResult, perRunKb: number
   const row = (label: string, wave: WaveResult) =>
     `| ${label} | ${wave.runs} | ${wave.failed} | ${wave.seconds.toFixed(1)} | ${wave.runsPerSecond.toFixed(1)} | ` +
     `${wave.ttftOverheadP50.toFixed(1)} / ${wave.ttftOverheadP99.toFixed(1)} | ${wave.deltaGapP99.toFixed(1)} | ` +
-    `${wave.peakRssMb.api.toFixed(0)} / ${wave.peakRssMb.workers.toFixed(0)} |`;
+    `${wave.peakRssMb.api.toFixed(0)} / ${wave.peakRssMb.workers.toFixed(0)} | ${wave.cpuMsPerRun.toFixed(2)} |`;
   return [
     `Scale-out: PostgreSQL + Redis, one API process, workers as shown, ${runs} runs started at once, each with a streaming subscriber; fake provider in its own process (first chunk after 200 ms, then 50 chunks 5 ms apart).`,
     '',
-    '| workers | runs | failed | wall s | runs/s | TTFT overhead p50 / p99 ms | p99 gap between deltas ms (provider: 5) | peak RSS MB API / workers |',
-    '| -: | -: | -: | -: | -: | -: | -: | -: |',
+    '| workers | runs | failed | wall s | runs/s | TTFT overhead p50 / p99 ms | p99 gap between deltas ms (provider: 5) | peak RSS MB API / workers | CPU ms per run (API + workers) |',
+    '| -: | -: | -: | -: | -: | -: | -: | -: | -: |',
     row('1', one),
     row('2', two),
     '',

@@ -11,6 +11,8 @@ export interface TracingLevel extends LoadLevel {
   /** The service's CPU per run (ms) without tracing and with it, and what tracing adds (%). */
   cpuMsPerRun: { off: number; on: number };
   addedCpuPct: number;
+  /** Of which the event loop's thread (the rest: model threads, V8's GC helpers, the kernel for the process). */
+  eventLoopCpuMsPerRun: { off: number; on: number };
   ttftP50: { off: number; on: number };
   doneP50: { off: number; on: number };
   runsPerSec: { off: number; on: number };
@@ -37,7 +39,7 @@ export function tracingLine(level: TracingLevel, protocol: OtlpProtocol): string
   const { cpuMsPerRun, exports } = level;
   return (
     `tracing on (OTLP ${protocol}): service CPU per run ${f2(cpuMsPerRun.on)} ms vs ${f2(cpuMsPerRun.off)} ms off ` +
-    `(${signed(level.addedCpuPct)}%); median TTFT ${f1(level.ttftP50.on)} vs ${f1(level.ttftP50.off)} ms; ` +
+    `(${signed(level.addedCpuPct)}%; event loop thread ${f2(level.eventLoopCpuMsPerRun.on)} vs ${f2(level.eventLoopCpuMsPerRun.off)} ms); median TTFT ${f1(level.ttftP50.on)} vs ${f1(level.ttftP50.off)} ms; ` +
     `${level.runs} runs, ${level.errors} errors; the receiver got ${exports.spans} spans in ${exports.requests} requests ` +
     `(${f1(exports.bytes / 1024)} KiB${exports.unreadable > 0 ? `, ${exports.unreadable} unreadable` : ''})`
   );

@@ -1,6 +1,7 @@
 import { startChild, type BenchChild } from './children.ts';
 import { runLoad } from './load.ts';
 import { Bench, levelResult, type Phase } from './measure.ts';
+import type { Window } from './profile-summary.ts';
 import type { OtlpExports } from './otlp-receiver.ts';
 import type { LevelResult, LoadLevel } from './report.ts';
 import type { BenchProcesses, OtlpProtocol, ServiceOptions, ServiceUnderTest } from './setup.ts';
@@ -18,6 +19,8 @@ export class TracingSide {
   readonly #service: ServiceUnderTest;
   readonly #bench: Bench;
   readonly #levels: TracingLevel[] = [];
+  /** The measured windows of the traced service (for its profile, with `--profile`). */
+  readonly windows: Window[] = [];
 
   private constructor(protocol: OtlpProtocol, receiver: BenchChild, service: ServiceUnderTest, bench: Bench) {
     this.protocol = protocol;
@@ -76,6 +79,7 @@ export class TracingSide {
     this.#bench.group(`${load.concurrency}-traced`);
     const before = await this.#exports();
     const phase = await this.#bench.measure('service', load, total, runDurationMs);
+    if (phase.window) this.windows.push(phase.window);
     const after = await this.#exports();
     const on = levelResult(load, direct, phase);
     const level: TracingLevel = {
@@ -85,6 +89,7 @@ export class TracingSide {
       errors: on.service.errors,
       cpuMsPerRun: { off: off.server.cpuMsPerRun, on: on.server.cpuMsPerRun },
       addedCpuPct: (100 * (on.server.cpuMsPerRun - off.server.cpuMsPerRun)) / off.server.cpuMsPerRun,
+      eventLoopCpuMsPerRun: { off: off.server.mainThreadCpuMsPerRun, on: on.server.mainThreadCpuMsPerRun },
       ttftP50: { off: off.service.ttft.p50, on: on.service.ttft.p50 },
       doneP50: { off: off.service.done.p50, on: on.service.done.p50 },
       runsPerSec: { off: off.service.runsPerSec, on: on.service.runsPerSec },

@@ -14,6 +14,8 @@ import { WAIT_CAP_MS } from './waits.ts';
  */
 export interface ServiceProcesses {
   baseUrl: string;
+  /** The API process's management listener, with `AGENT_RUNS_METRICS_PORT` in the environment. */
+  managementUrl?: string;
   adminToken: string;
   request: TestServer['request'];
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
@@ -46,13 +48,24 @@ export async function startServiceProcesses(env: Record<string, string>): Promis
     const api = startChild(['serve'], { ...common, ...(SCALE_OUT && { AGENT_RUNS_ROLE: 'api' }) });
     children.push(api.child);
     const baseUrl = (await api.printed(/^listening on (\S+)$/m))[1] ?? '';
+    const managementUrl =
+      env.AGENT_RUNS_METRICS_PORT === undefined
+        ? undefined
+        : (await api.printed(/^metrics listening on (\S+)$/m))[1];
     if (SCALE_OUT) {
       const worker = startChild(['worker'], { ...common, AGENT_RUNS_ROLE: 'worker' });
       children.push(worker.child);
       await worker.printed(/^worker ready$/m);
     }
     const { request, admin } = testServerAt(baseUrl, adminToken);
-    return { baseUrl, adminToken, request, admin, close: stop };
+    return {
+      baseUrl,
+      ...(managementUrl !== undefined && { managementUrl }),
+      adminToken,
+      request,
+      admin,
+      close: stop,
+    };
   } catch (error) {
     await stop();
     throw error;
