@@ -25,12 +25,17 @@ export function operationOf(route: CollectedRoute, description: RouteDescription
   const metered = security.kind === 'credential';
   const responses: Record<string, ZodOpenApiResponseObject> = {};
   for (const [status, response] of Object.entries(description.responses)) {
-    responses[status] = documented(response, metered && Number(status) < 300 ? METERED_HEADERS : {});
+    const success = Number(status) < 300;
+    responses[status] = documented(response, {
+      ...(metered && success && METERED_HEADERS),
+      ...(description.idempotent !== undefined && success && REPLAYED_HEADER),
+    });
   }
   for (const [status, reasons] of groupByStatus(errorReasonsOf(route, description, security))) {
     responses[String(status)] ??= errorResponse(reasons);
   }
   const parameters = pathParameters(route.url);
+  const headers = headersOf(description);
   return {
     operationId: description.operationId,
     summary: description.summary,
@@ -40,10 +45,10 @@ export function operationOf(route: CollectedRoute, description: RouteDescription
     ...(security.kind === 'credential' && { 'x-required-scopes': [...security.scopes] }),
     ...(route.bucket !== undefined && { 'x-rate-limit-bucket': route.bucket }),
     ...(parameters.length > 0 && { parameters }),
-    ...((description.query ?? description.headers) && {
+    ...((description.query ?? headers) && {
       requestParams: {
         ...(description.query && { query: objectOf(description.query) }),
-        ...(description.headers && { header: objectOf(description.headers) }),
+        ...(headers && { header: headers }),
       },
     }),
     ...(description.body && {
@@ -96,8 +101,13 @@ function errorReasonsOf(
   if (description.body) {
     reasons.push(...(description.bodyRefusals?.map(reasonOf) ?? jsonBodyReasons()));
   }
-  if (description.query || description.headers) reasons.push(reasonOf('invalid_request'));
+  if (description.query || description.headers || description.idempotent) {
+    reasons.push(reasonOf('invalid_request'));
+  }
   reasons.push(...(description.errors ?? []).map(reasonOf));
+  if (description.idempotent) {
+    reasons.push(reasonOf('idempotency_key_in_use'), reasonOf('idempotency_key_reused'));
+  }
   return reasons;
 }
 
@@ -124,6 +134,28 @@ function errorResponse(reasons: readonly ErrorReason[]): ZodOpenApiResponseObjec
     },
     headers,
   );
+}
+
+const idempotencyKeyHeaderSchema = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/)
+    .optional()
+    .describe(
+      '1 to 255 visible ASCII characters. A repeat with the same key and an equal JSON body (within 24 hours) answers the first answer again, with `Idempotent-Replayed: true`, and creates nothing.',
+    ),
+});
+
+const REPLAYED_HEADER = {
+  'Idempotent-Replayed':
+    '`true` when this is the kept answer of an earlier request with the same Idempotency-Key.',
+};
+
+/** The route's header parameters: those it reads, plus `Idempotency-Key` where it is honored. */
+function headersOf(description: RouteDescription): z.ZodObject | undefined {
+  const declared = description.headers && objectOf(description.headers);
+  if (!description.idempotent) return declared;
+  return declared ? declared.extend(idempotencyKeyHeaderSchema.shape) : idempotencyKeyHeaderSchema;
 }
 
 const INTEGER_HEADERS = new Set([
