@@ -130,6 +130,30 @@ describe('idempotent run creation (Idempotency-Key)', () => {
     assertReplayOf(created[0]!, await create(key, body, other));
   });
 
+  it('a claim left by a request that crashed after creating its run is taken over: the same run is answered, none created', async () => {
+    const key = newKey();
+    const body = { systemPrompt: 's', prompt: 'crash' };
+    const first = await create(key, body);
+    assert.equal(first.status, 202);
+    // As if the process died between storing the run and keeping the answer, over a minute ago.
+    await server.service.resources.storage.db
+      .updateTable('idempotency_keys')
+      .set({
+        state: 'in_progress',
+        response_status: null,
+        response_body: null,
+        claimed_at: new Date(Date.now() - 120_000).toISOString(),
+      })
+      .where('key', '=', key)
+      .execute();
+    const before = (await runsOf()).length;
+    const retried = await create(key, body);
+    assert.equal(retried.status, 202);
+    assert.equal(retried.body.runId, first.body.runId);
+    assert.equal((await runsOf()).length, before);
+    assertReplayOf(retried, await create(key, body));
+  });
+
   it('a replay consumes no run-start capacity (it counts in transport)', async () => {
     const tight = await createWorkspaceWithKey(server, 'idem-tight', { rateLimits: { runStart: 2 } });
     const post = async (key: string, prompt: string) => {
