@@ -25,11 +25,7 @@ export function operationOf(route: CollectedRoute, description: RouteDescription
   const metered = security.kind === 'credential';
   const responses: Record<string, ZodOpenApiResponseObject> = {};
   for (const [status, response] of Object.entries(description.responses)) {
-    const success = Number(status) < 300;
-    responses[status] = documented(response, {
-      ...(metered && success && METERED_HEADERS),
-      ...(description.idempotent !== undefined && success && REPLAYED_HEADER),
-    });
+    responses[status] = documented(response, metered && Number(status) < 300 ? METERED_HEADERS : {});
   }
   for (const [status, reasons] of groupByStatus(errorReasonsOf(route, description, security))) {
     responses[String(status)] ??= errorResponse(reasons);
@@ -142,14 +138,9 @@ const idempotencyKeyHeaderSchema = z.object({
     .regex(/^[\x21-\x7e]{1,255}$/)
     .optional()
     .describe(
-      '1 to 255 visible ASCII characters. A repeat with the same key and an equal JSON body (within 24 hours) answers the first answer again, with `Idempotent-Replayed: true`, and creates nothing.',
+      '1 to 255 visible ASCII characters, scoped to the workspace and the route. A repeat with the same key and an equal JSON body (within 24 hours) gets the first answer again with the response header `Idempotent-Replayed: true`, and creates nothing; a first answer other than 2xx is not kept.',
     ),
 });
-
-const REPLAYED_HEADER = {
-  'Idempotent-Replayed':
-    '`true` when this is the kept answer of an earlier request with the same Idempotency-Key.',
-};
 
 /** The route's header parameters: those it reads, plus `Idempotency-Key` where it is honored. */
 function headersOf(description: RouteDescription): z.ZodObject | undefined {
