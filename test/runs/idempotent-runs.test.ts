@@ -105,6 +105,7 @@ describe('idempotent run creation (Idempotency-Key)', () => {
       assert.equal(refused.status, 400, `key ${JSON.stringify(key.slice(0, 20))}`);
       assert.equal(refused.body.error, 'invalid_request');
       assert.match(refused.body.message, /Idempotency-Key/);
+      assert.equal(refused.headers.get('x-ratelimit-bucket'), 'run_start', 'a refused creation is metered');
     }
     assert.equal((await create('k'.repeat(255), { systemPrompt: 's', prompt: 'hi' })).status, 202);
   });

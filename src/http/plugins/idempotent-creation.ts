@@ -33,13 +33,15 @@ declare module 'fastify' {
   }
 }
 
-interface IdempotentRequest {
-  scope: IdempotencyScope;
-  /** The key had a row when the request came in: it was not metered then (a replay is not). */
-  meteringDeferred: boolean;
-  /** Held from the claim until the answer is kept (2xx) or the claim released (anything else). */
-  claim: IdempotencyClaim | null;
-}
+type IdempotentRequest =
+  | {
+      scope: IdempotencyScope;
+      /** The key had a row when the request came in: it was not metered then (a replay is not). */
+      meteringDeferred: boolean;
+      /** Held from the claim until the answer is kept (2xx) or the claim released (anything else). */
+      claim: IdempotencyClaim | null;
+    }
+  | { refusal: unknown; meteringDeferred: false };
 
 export interface IdempotentCreationOptions {
   store: IdempotencyKeyStore;
@@ -67,11 +69,15 @@ export function idempotentCreation(options: IdempotentCreationOptions): {
       const header = request.headers['idempotency-key'];
       const principal = request.principal;
       if (header === undefined || !principal || request.routeOptions.config.idempotent === undefined) return;
-      const scope = {
-        workspaceId: principal.workspace.id,
-        route: routeOf(request),
-        key: parseIdempotencyKey(header),
-      };
+      let key;
+      try {
+        key = parseIdempotencyKey(header);
+      } catch (error) {
+        // Refused once metered, as any refused creation is (the bucket counts attempts).
+        request.idempotency = { refusal: error, meteringDeferred: false };
+        return;
+      }
+      const scope = { workspaceId: principal.workspace.id, route: routeOf(request), key };
       request.idempotency = { scope, meteringDeferred: await store.exists(scope), claim: null };
     },
 
@@ -79,6 +85,7 @@ export function idempotentCreation(options: IdempotentCreationOptions): {
       const idempotent = request.idempotency;
       const resource = request.routeOptions.config.idempotent;
       if (!idempotent || resource === undefined) return;
+      if ('refusal' in idempotent) throw idempotent.refusal;
       const outcome = await store.claim(idempotent.scope, bodyHash(request.body), newId(resource), {
         keepMs: IDEMPOTENCY_KEEP_MS,
         staleClaimMs: IDEMPOTENCY_STALE_CLAIM_MS,
@@ -107,9 +114,10 @@ export function idempotentCreation(options: IdempotentCreationOptions): {
     },
 
     async onSend(request, reply, payload) {
-      const claim = request.idempotency?.claim;
-      if (!claim) return payload;
-      request.idempotency!.claim = null;
+      const idempotent = request.idempotency;
+      if (!idempotent || !('claim' in idempotent) || !idempotent.claim) return payload;
+      const { claim } = idempotent;
+      idempotent.claim = null;
       const status = reply.statusCode;
       try {
         if (status >= 200 && status < 300 && typeof payload === 'string') {
@@ -134,7 +142,8 @@ export function meteringDeferred(request: FastifyRequest): boolean {
 
 /** The claim of an idempotent creation in progress, if the request holds one. */
 export function idempotencyClaimOf(request: FastifyRequest): IdempotencyClaim | undefined {
-  return request.idempotency?.claim ?? undefined;
+  const idempotent = request.idempotency;
+  return (idempotent && 'claim' in idempotent && idempotent.claim) || undefined;
 }
 
 /** The route's identity: its operation, plus the session for a session's messages. */
