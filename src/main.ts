@@ -22,6 +22,7 @@ import type { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
 import { HostedAgents } from './engine/lifecycle/hosted-agents.ts';
+import { startIdempotencyKeyPurge } from './engine/lifecycle/idempotency-key-purge.ts';
 import { RunDispatcher } from './engine/lifecycle/run-dispatcher.ts';
 import type { ModelPort, RunQueue } from './engine/ports.ts';
 import { FlexibleRateCounters } from './infra/rate-limit-counters.ts';
@@ -198,6 +199,8 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       logger: options.logger,
       ...(telemetry.requestTracing && { requestTracing: telemetry.requestTracing }),
     });
+    const idempotencyPurge =
+      config.role === 'worker' ? undefined : startIdempotencyKeyPurge(repos.idempotencyKeys, options.logger);
     let management: FastifyInstance | undefined;
     const listenManagement = async (): Promise<string | undefined> => {
       if (config.metricsPort === undefined) return undefined;
@@ -212,6 +215,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       // which they are stopped where they are (another worker, or a restart, picks them up); then
       // the app closes, the log is flushed and storage closed.
       stopping.abort();
+      idempotencyPurge?.stop();
       const grace = setTimeout(
         () => shutdown.abort(),
         options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'run_terminal',
   'session_busy',
   'session_ended',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limit_exceeded',
@@ -106,4 +108,14 @@ export class StoreUnavailableError extends UnavailableError {
 
 export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
   return error instanceof StoreUnavailableError;
+}
+
+/** An `Idempotency-Key` already used, on the same route, for a request with another body. */
+export class IdempotencyKeyReusedError extends DomainError {
+  constructor() {
+    super(
+      'idempotency_key_reused',
+      'this Idempotency-Key was used for a request with a different body; use a new key for a new request',
+    );
+  }
 }

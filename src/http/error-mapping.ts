@@ -15,6 +15,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   run_terminal: 409,
   session_busy: 409,
   session_ended: 409,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,

@@ -7,6 +7,7 @@ import type {
   ApiKeyAdminStore,
   EventStore,
   FeedbackStore,
+  IdempotencyKeyStore,
   MetricsExposition,
   OAuthAppStore,
   OAuthGrantAdminStore,
@@ -17,6 +18,7 @@ import type {
   RunEventLookup,
   RunStore,
   SecretSealer,
+  SessionStore,
   StorageHealth,
   UserStore,
   WorkspaceProviderStore,
@@ -41,6 +43,9 @@ export interface AppStores {
   offerings: OfferingStore;
   workspaceProviders: WorkspaceProviderStore;
   feedback: FeedbackStore;
+  idempotencyKeys: IdempotencyKeyStore;
+  /** Read by an idempotent session creation that takes over a crashed one's key. */
+  sessions: Pick<SessionStore, 'findById'>;
 }
 
 /** Everything route handlers use, built once by the composition root and injected into the app. */

@@ -325,6 +325,20 @@ export interface A2aContextsTable {
   created_at: string;
 }
 
+export interface IdempotencyKeysTable {
+  workspace_id: string;
+  route: string;
+  key: string;
+  body_hash: string;
+  state: 'in_progress' | 'completed';
+  claim_token: string;
+  resource_id: string;
+  response_status: number | null;
+  response_body: string | null;
+  claimed_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -354,4 +368,5 @@ export interface Database {
   session_metadata: SessionMetadataTable;
   session_messages: SessionMessagesTable;
   a2a_contexts: A2aContextsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -133,13 +133,16 @@ describe('client transport: retries (maxRetries, default 2)', () => {
 describe('client transport: calls that start a run are retried only with an Idempotency-Key', () => {
   afterEach(closeService);
 
-  it('runs.create, sessions.message and hostedAgents.send without a key: one attempt, the error surfaces', async () => {
+  it('runs.create, sessions.message (idempotencyKey: false) and hostedAgents.send without a key: one attempt, the error surfaces', async () => {
     const target = await serve(() => UNAVAILABLE);
     const client = clientOf(target);
-    assert.ok((await rejection(client.runs.create({ prompt: 'hi' }))) instanceof StorageUnavailableError);
+    const noKey = { idempotencyKey: false } as const;
+    assert.ok(
+      (await rejection(client.runs.create({ prompt: 'hi' }, noKey))) instanceof StorageUnavailableError,
+    );
     assert.equal(target.requests.length, 1);
     assert.ok(
-      (await rejection(client.sessions.message('ses_1', { prompt: 'hi' }))) instanceof
+      (await rejection(client.sessions.message('ses_1', { prompt: 'hi' }, noKey))) instanceof
         StorageUnavailableError,
     );
     assert.equal(target.requests.length, 2);
@@ -150,7 +153,7 @@ describe('client transport: calls that start a run are retried only with an Idem
 
   it('a connection dropped while creating a run is not retried without a key', async () => {
     const target = await serve(() => ({ drop: true }));
-    const error = await rejection(clientOf(target).runs.create({ prompt: 'hi' }));
+    const error = await rejection(clientOf(target).runs.create({ prompt: 'hi' }, { idempotencyKey: false }));
     assert.ok(error instanceof ConnectionError, String(error));
     assert.equal(target.requests.length, 1);
   });

@@ -66,6 +66,11 @@ describe(
       const frames = await readAll(service.streamUrl(second, watch.runId), service.headers);
       assert.equal(types(frames).at(-1), 'result');
       assert.equal(tools.requestsTo('/slow_charge').length, 1, 'the tool server saw exactly one request');
+      assert.equal(
+        tools.requestsTo('/slow_charge')[0]?.headers['idempotency-key'],
+        'toolu_charge',
+        'extensions §5: the call carries Idempotency-Key: <toolUseId>',
+      );
       assert.equal(ofType(frames, 'tool_call').length, 1);
       const result = ofType(frames, 'tool_result');
       assert.equal(result.length, 1);

@@ -73,6 +73,11 @@ describe('server-resolved tools in a run: svc and svc_plugin', { timeout: 60_000
     const [request] = tools.requestsTo('/weather');
     assert.deepEqual(JSON.parse(request?.body ?? ''), { city: 'Paris' });
     assert.equal(request?.headers['x-tool-key'], 'k-123');
+    assert.equal(
+      request?.headers['idempotency-key'],
+      'toolu_w',
+      'extensions §5: Idempotency-Key is the toolUseId',
+    );
     const toModel = toolResultText(toolResultBlocks(fixture.fake.requests[1])[0]);
     assert.deepEqual(JSON.parse(toModel), longAnswer, 'the model gets the whole result');
   });

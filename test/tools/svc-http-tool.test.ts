@@ -137,6 +137,26 @@ describe('svc: a workspace Tool row called over HTTP', { timeout: 60_000 }, () =
     assert.deepEqual(JSON.parse(request.body), args);
   });
 
+  it('every HTTP call sends Idempotency-Key: <toolUseId>, the same on another execution of the call, over a row header of that name', async () => {
+    const endpoint = await serve(json({ ok: true }));
+    try {
+      const { handler } = httpTool(
+        row({ url: `${endpoint.url}/charge`, headers: { 'Idempotency-Key': 'from-the-row' } }),
+        { fetch: globalThis.fetch },
+      );
+      for (let execution = 0; execution < 2; execution += 1) {
+        assert.equal((await handler({}, { ...callContext(), toolUseId: 'toolu_charge' })).ok, true);
+      }
+      await handler({}, { ...callContext(), toolUseId: 'toolu_other' });
+      assert.deepEqual(
+        endpoint.requests.map((request) => request.headers['idempotency-key']),
+        ['toolu_charge', 'toolu_charge', 'toolu_other'],
+      );
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it("GET sends the arguments as query parameters, after the url's own query", async () => {
     const { requests } = await callOnce(
       json({}),

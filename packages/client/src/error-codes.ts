@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'run_terminal',
   'session_busy',
   'session_ended',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limit_exceeded',

@@ -106,6 +106,15 @@ export class SessionBusyError extends AgentRunsError {}
 /** 409 `session_ended`: a message to an ended session. */
 export class SessionEndedError extends AgentRunsError {}
 
+/**
+ * 409 `idempotency_key_in_use`: a request with this `Idempotency-Key` is still being processed; the
+ * client retries it after `Retry-After` (the retry gets the first request's answer).
+ */
+export class IdempotencyKeyInUseError extends AgentRunsError {}
+
+/** 422 `idempotency_key_reused`: the `Idempotency-Key` was used for a request with another body. */
+export class IdempotencyKeyReusedError extends AgentRunsError {}
+
 /** 409 `conflict`: a write colliding with an existing record. */
 export class ConflictError extends AgentRunsError {}
 

@@ -16,10 +16,12 @@ export interface RequestOptions {
    */
   timeout?: number;
   /**
-   * Sent as `Idempotency-Key`. A call that starts a run (creating a run, a session message, a hosted
-   * agent's message) is retried only when it carries one.
+   * Sent as `Idempotency-Key`, the same on every retry of the call. Creating a run, a session or a
+   * session message sends a generated key by default, so their retries never create twice; pass your
+   * own to make a retry from another process safe too (within 24 hours), or `false` to send none. A
+   * call that starts a run is retried only when it carries a key.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | false;
 }
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
@@ -34,6 +36,8 @@ export interface HttpCall extends RequestOptions {
   headers?: Readonly<Record<string, string>>;
   /** The call starts a run: a second attempt could start a second one, so it is retried only with an idempotency key. */
   startsRun?: boolean;
+  /** The service honors `Idempotency-Key` on the call (extensions §5): a key is generated unless the call sets one. */
+  idempotentCreation?: boolean;
 }
 
 /** How one attempt ended: the value read from a success, or the typed error of the answer. */
@@ -84,9 +88,10 @@ export class HttpTransport {
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
-  async #withRetries<T>(call: HttpCall, read: (response: Response) => Promise<T>): Promise<T> {
-    const maxRetries =
-      call.startsRun && call.idempotencyKey === undefined ? 0 : (call.maxRetries ?? this.#maxRetries);
+  async #withRetries<T>(request: HttpCall, read: (response: Response) => Promise<T>): Promise<T> {
+    const key = idempotencyKeyOf(request);
+    const call: HttpCall = { ...request, idempotencyKey: key ?? false };
+    const maxRetries = call.startsRun && key === undefined ? 0 : (call.maxRetries ?? this.#maxRetries);
     const timeout = call.timeout ?? this.#timeout;
     for (let retry = 0; ; retry++) {
       let outcome: Outcome<T>;
@@ -98,7 +103,11 @@ export class HttpTransport {
       }
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
-      const retryable = error instanceof ConnectionError || isRetryableStatus(error.status);
+      // A retry that meets its own first attempt still in progress waits for its answer.
+      const retryable =
+        error instanceof ConnectionError ||
+        isRetryableStatus(error.status) ||
+        (retry > 0 && error.code === 'idempotency_key_in_use');
       if (!retryable || retry >= maxRetries) throw error;
       await sleep(retryDelayMs(retry, error.headers), call.signal);
     }
@@ -145,7 +154,7 @@ export class HttpTransport {
         ...call.headers,
         authorization: `Bearer ${token}`,
         ...(body !== undefined && { 'content-type': 'application/json' }),
-        ...(call.idempotencyKey !== undefined && { 'idempotency-key': call.idempotencyKey }),
+        ...(typeof call.idempotencyKey === 'string' && { 'idempotency-key': call.idempotencyKey }),
       },
       ...(body !== undefined && { body }),
       signal,
@@ -169,6 +178,12 @@ export class HttpTransport {
     }
     return url;
   }
+}
+
+/** The key every attempt of the call sends: the caller's, a generated one for a creation, or none. */
+function idempotencyKeyOf(call: HttpCall): string | undefined {
+  if (call.idempotencyKey === false) return undefined;
+  return call.idempotencyKey ?? (call.idempotentCreation ? globalThis.crypto.randomUUID() : undefined);
 }
 
 /** The network error with its cause (`fetch failed (connect ECONNREFUSED 127.0.0.1:1)`). */

@@ -19,6 +19,8 @@ export {
   RunStreamError,
   RunTerminalError,
   SessionBusyError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
   SessionEndedError,
   StorageUnavailableError,
   TimeoutError,

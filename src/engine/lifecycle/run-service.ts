@@ -49,17 +49,20 @@ export class RunService {
   /**
    * `caller`: the trace context the request came with (its `traceparent`); the run's trace continues
    * the active span where tracing is on (the request's own span, a child of the caller's), else it.
+   * `options.id`: the id reserved for the run (an idempotent creation's); a session run's is its own.
    */
   async create(
     credential: RunCredential,
     request: RunRequest,
     session?: SessionRunContext,
     caller?: TraceOrigin,
+    options: { id?: string } = {},
   ): Promise<Run> {
     const { runs, agents, dispatcher, logger } = this.#deps;
     const agent = await authorizeAgent(agents, credential, request.agentId);
     const spec = await buildRunSpec(this.#deps, credential.workspaceId, request, agent, session?.history);
     const run = await runs.create({
+      ...(options.id !== undefined && { id: options.id }),
       ...(session && { id: session.runId }),
       workspaceId: credential.workspaceId,
       agentId: agent?.id ?? null,

@@ -56,13 +56,14 @@ export class SessionService {
    * this run only; an override cannot unset a default), the session's
    * conversation replayed before the input. One run at a time per session: a
    * second message while one is in flight is refused with `409 session_busy`. `caller`: the trace
-   * context the message came with.
+   * context the message came with; `options.runId`: the id reserved for the run (an idempotent message's).
    */
   async message(
     credential: RunCredential,
     sessionId: string,
     message: SessionMessageRequest,
     caller?: TraceOrigin,
+    options: { runId?: string } = {},
   ): Promise<Run> {
     const session = await this.get(credential.workspaceId, sessionId);
     if (session.status === 'ended') {
@@ -85,7 +86,7 @@ export class SessionService {
         `metadata: the session's metadata merged with this message's ${violation}`,
       );
     }
-    const runId = newId('run');
+    const runId = options.runId ?? newId('run');
     if (!(await this.#deps.sessions.claimForRun(session.id, runId))) {
       const current = await this.get(credential.workspaceId, sessionId);
       if (current.status === 'ended') {

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../../domain/errors.ts';
 import type { OAuthScope } from '../../domain/oauth-scopes.ts';
 import type { ApiTag } from './api-tags.ts';
 import type { RouteBucket } from './route-bucket.ts';
+import type { IdempotentResource } from '../plugins/idempotent-creation.ts';
 
 export type ResponseContentType =
   'application/json' | 'text/html' | 'text/plain' | 'text/javascript' | 'text/css' | 'text/event-stream';
@@ -50,6 +51,11 @@ export interface RouteDocumentation {
    * authentication, body and query are added from what the route declares.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * The route honors `Idempotency-Key` and creates this kind of resource (its id is reserved when the
+   * key is claimed): the header, `409 idempotency_key_in_use` and `422 idempotency_key_reused` are documented.
+   */
+  idempotent?: IdempotentResource;
 }
 
 /**
@@ -77,12 +83,18 @@ declare module 'fastify' {
  * `config.bucket`, which the rate-limit hook reads and the document publishes: neither pair can differ.
  */
 export function describeRoute(description: RouteDescription): {
-  config: { openapi: RouteDescription; bucket: RouteBucket; scopes?: readonly OAuthScope[] };
+  config: {
+    openapi: RouteDescription;
+    bucket: RouteBucket;
+    scopes?: readonly OAuthScope[];
+    idempotent?: IdempotentResource;
+  };
 } {
   return {
     config: {
       openapi: description,
       bucket: description.bucket,
+      ...(description.idempotent !== undefined && { idempotent: description.idempotent }),
       ...(description.scopes !== undefined && { scopes: description.scopes }),
     },
   };

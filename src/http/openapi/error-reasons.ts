@@ -32,6 +32,9 @@ const WHEN: Readonly<Record<ErrorCode, string>> = {
   run_terminal: 'the run already produced its terminal event: the result was dropped',
   session_busy: 'a run of the session is still in progress: wait for its terminal event or cancel it',
   session_ended: 'the session has ended: create a new one',
+  idempotency_key_in_use:
+    'a request with this Idempotency-Key is still being processed: retry after `Retry-After` seconds',
+  idempotency_key_reused: 'this Idempotency-Key was used on this route for a request with a different body',
   payload_too_large: "the body exceeds the route's limit (the message names it in bytes)",
   unsupported_media_type:
     "the body's content type is neither JSON nor text (a text body is refused as invalid_request)",
@@ -60,7 +63,9 @@ export function reasonOf(code: ErrorCode): ErrorReason {
     ...(code === 'rate_limit_exceeded' && {
       headers: { 'Retry-After': 'Seconds until the window resets.', ...RATE_LIMIT_HEADERS },
     }),
-    ...(code === 'unavailable' && { headers: { 'Retry-After': 'Seconds to wait before retrying.' } }),
+    ...((code === 'unavailable' || code === 'idempotency_key_in_use') && {
+      headers: { 'Retry-After': 'Seconds to wait before retrying.' },
+    }),
   };
 }
 

@@ -31,6 +31,7 @@ export function operationOf(route: CollectedRoute, description: RouteDescription
     responses[String(status)] ??= errorResponse(reasons);
   }
   const parameters = pathParameters(route.url);
+  const headers = headersOf(description);
   return {
     operationId: description.operationId,
     summary: description.summary,
@@ -40,10 +41,10 @@ export function operationOf(route: CollectedRoute, description: RouteDescription
     ...(security.kind === 'credential' && { 'x-required-scopes': [...security.scopes] }),
     ...(route.bucket !== undefined && { 'x-rate-limit-bucket': route.bucket }),
     ...(parameters.length > 0 && { parameters }),
-    ...((description.query ?? description.headers) && {
+    ...((description.query ?? headers) && {
       requestParams: {
         ...(description.query && { query: objectOf(description.query) }),
-        ...(description.headers && { header: objectOf(description.headers) }),
+        ...(headers && { header: headers }),
       },
     }),
     ...(description.body && {
@@ -96,8 +97,13 @@ function errorReasonsOf(
   if (description.body) {
     reasons.push(...(description.bodyRefusals?.map(reasonOf) ?? jsonBodyReasons()));
   }
-  if (description.query || description.headers) reasons.push(reasonOf('invalid_request'));
+  if (description.query || description.headers || description.idempotent) {
+    reasons.push(reasonOf('invalid_request'));
+  }
   reasons.push(...(description.errors ?? []).map(reasonOf));
+  if (description.idempotent) {
+    reasons.push(reasonOf('idempotency_key_in_use'), reasonOf('idempotency_key_reused'));
+  }
   return reasons;
 }
 
@@ -124,6 +130,23 @@ function errorResponse(reasons: readonly ErrorReason[]): ZodOpenApiResponseObjec
     },
     headers,
   );
+}
+
+const idempotencyKeyHeaderSchema = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/)
+    .optional()
+    .describe(
+      '1 to 255 visible ASCII characters, scoped to the workspace and the route. A repeat with the same key and an equal JSON body (within 24 hours) gets the first answer again with the response header `Idempotent-Replayed: true`, and creates nothing; a first answer other than 2xx is not kept.',
+    ),
+});
+
+/** The route's header parameters: those it reads, plus `Idempotency-Key` where it is honored. */
+function headersOf(description: RouteDescription): z.ZodObject | undefined {
+  const declared = description.headers && objectOf(description.headers);
+  if (!description.idempotent) return declared;
+  return declared ? declared.extend(idempotencyKeyHeaderSchema.shape) : idempotencyKeyHeaderSchema;
 }
 
 const INTEGER_HEADERS = new Set([

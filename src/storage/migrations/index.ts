@@ -13,6 +13,7 @@ import { oauthCodeReuseAndAppTokens } from './0011-oauth-code-reuse-and-app-toke
 import { checkpointSchedule } from './0012-checkpoint-schedule.ts';
 import { runTraceContext } from './0013-run-trace-context.ts';
 import { runsList } from './0014-runs-list.ts';
+import { idempotencyKeys } from './0015-idempotency-keys.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-checkpoint-schedule': checkpointSchedule,
   '0013-run-trace-context': runTraceContext,
   '0014-runs-list': runsList,
+  '0015-idempotency-keys': idempotencyKeys,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,7 @@ import { A2aContextRepository } from './a2a-context-repository.ts';
 import { AgentRepository } from './agent-repository.ts';
 import { ApiKeyRepository } from './api-key-repository.ts';
 import { FeedbackRepository } from './feedback-repository.ts';
+import { IdempotencyKeyRepository } from './idempotency-key-repository.ts';
 import { OauthAppRepository } from './oauth-app-repository.ts';
 import { OAuthFlowRepository } from './oauth-flow-repository.ts';
 import { OAuthRepository } from './oauth-repository.ts';
@@ -44,6 +45,7 @@ export interface Repositories {
   files: StoredFileRepository;
   pluginRecords: PluginRecordRepository;
   a2aContexts: A2aContextRepository;
+  idempotencyKeys: IdempotencyKeyRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -69,5 +71,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     files: new StoredFileRepository(db),
     pluginRecords: new PluginRecordRepository(db),
     a2aContexts: new A2aContextRepository(db),
+    idempotencyKeys: new IdempotencyKeyRepository(db),
   };
 }

@@ -10,12 +10,19 @@ export interface HttpToolRequest {
 /**
  * One call's request: GET and DELETE carry the arguments as query parameters
  * (scalars as strings, objects and arrays as JSON), the other methods as a JSON
- * body. The row's headers go on every request and win over the defaults.
+ * body. The row's headers go on every request and win over the defaults; the
+ * call's `Idempotency-Key` (its toolUseId, the same on every execution of the
+ * call) wins over them (extensions §5).
  */
-export function httpRequest(target: HttpToolTarget, args: Record<string, unknown>): HttpToolRequest {
+export function httpRequest(
+  target: HttpToolTarget,
+  args: Record<string, unknown>,
+  idempotencyKey?: string,
+): HttpToolRequest {
   const inQuery = target.method === 'GET' || target.method === 'DELETE';
   const headers = new Headers({ accept: ACCEPT, ...(!inQuery && { 'content-type': 'application/json' }) });
   for (const [name, value] of Object.entries(target.headers)) headers.set(name, value);
+  if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
   if (inQuery) return { url: withQuery(target.url, args), init: { method: target.method, headers } };
   return { url: target.url, init: { method: target.method, headers, body: JSON.stringify(args) } };
 }

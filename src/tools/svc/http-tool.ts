@@ -40,7 +40,7 @@ export function httpTool(row: WorkspaceTool, deps: HttpToolDeps): ServerTool {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([context.signal, timeout]);
     try {
-      const { url, init } = httpRequest(row.http, args);
+      const { url, init } = httpRequest(row.http, args, context.toolUseId);
       const response = await deps.fetch(url, { ...init, signal });
       return await responseOutcome(row.name, response, maxResponseBytes);
     } catch (error) {

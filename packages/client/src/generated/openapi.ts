@@ -2764,7 +2764,10 @@ export interface operations {
   createRun: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description 1 to 255 visible ASCII characters, scoped to the workspace and the route. A repeat with the same key and an equal JSON body (within 24 hours) gets the first answer again with the response header `Idempotent-Replayed: true`, and creates nothing; a first answer other than 2xx is not kept. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The workspace's slug; it must be the credential's workspace. */
         workspaceSlug: string;
@@ -2847,6 +2850,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `idempotency_key_in_use`: a request with this Idempotency-Key is still being processed: retry after `Retry-After` seconds */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
       413: {
         headers: {
@@ -2858,6 +2872,15 @@ export interface operations {
       };
       /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `idempotency_key_reused`: this Idempotency-Key was used on this route for a request with a different body */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3762,7 +3785,10 @@ export interface operations {
   createSession: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description 1 to 255 visible ASCII characters, scoped to the workspace and the route. A repeat with the same key and an equal JSON body (within 24 hours) gets the first answer again with the response header `Idempotent-Replayed: true`, and creates nothing; a first answer other than 2xx is not kept. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The workspace's slug; it must be the credential's workspace. */
         workspaceSlug: string;
@@ -3845,6 +3871,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description - `idempotency_key_in_use`: a request with this Idempotency-Key is still being processed: retry after `Retry-After` seconds */
+      409: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
       413: {
         headers: {
@@ -3856,6 +3893,15 @@ export interface operations {
       };
       /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `idempotency_key_reused`: this Idempotency-Key was used on this route for a request with a different body */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -4228,7 +4274,10 @@ export interface operations {
   sendSessionMessage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description 1 to 255 visible ASCII characters, scoped to the workspace and the route. A repeat with the same key and an equal JSON body (within 24 hours) gets the first answer again with the response header `Idempotent-Replayed: true`, and creates nothing; a first answer other than 2xx is not kept. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The workspace's slug; it must be the credential's workspace. */
         workspaceSlug: string;
@@ -4319,9 +4368,12 @@ export interface operations {
       /**
        * @description - `session_busy`: a run of the session is still in progress: wait for its terminal event or cancel it
        *     - `session_ended`: the session has ended: create a new one
+       *     - `idempotency_key_in_use`: a request with this Idempotency-Key is still being processed: retry after `Retry-After` seconds
        */
       409: {
         headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4339,6 +4391,15 @@ export interface operations {
       };
       /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `idempotency_key_reused`: this Idempotency-Key was used on this route for a request with a different body */
+      422: {
         headers: {
           [name: string]: unknown;
         };

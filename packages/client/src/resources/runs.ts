@@ -39,8 +39,9 @@ export class RunsResource {
   }
 
   /**
-   * `POST {ws}/agent-runs`: starts a run (`202`); follow it with `stream` or use `run`. Not retried
-   * unless `options.idempotencyKey` is given (a retry could start a second run).
+   * `POST {ws}/agent-runs`: starts a run (`202`); follow it with `stream` or use `run`. Sends a
+   * generated `Idempotency-Key` (or `options.idempotencyKey`), so a retry answers the same run; with
+   * `idempotencyKey: false` it sends none and is not retried (a retry could start a second run).
    */
   create(body: RunCreateRequest, options: RequestOptions = {}): Promise<RunCreated> {
     return this.#context.transport.json({
@@ -48,6 +49,7 @@ export class RunsResource {
       path: this.#path(),
       body,
       startsRun: true,
+      idempotentCreation: true,
       ...options,
     });
   }

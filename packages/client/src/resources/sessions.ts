@@ -39,9 +39,18 @@ export class SessionsResource {
     this.#runs = runs;
   }
 
-  /** `POST {ws}/agent-sessions`: the spec becomes the default of every message run. */
+  /**
+   * `POST {ws}/agent-sessions`: the spec becomes the default of every message run. Sends a generated
+   * `Idempotency-Key` (or `options.idempotencyKey`; `false`: none), so a retry answers the same session.
+   */
   create(spec: SessionCreateRequest, options: RequestOptions = {}): Promise<SessionCreated> {
-    return this.#context.transport.json({ method: 'POST', path: this.#path(), body: spec, ...options });
+    return this.#context.transport.json({
+      method: 'POST',
+      path: this.#path(),
+      body: spec,
+      idempotentCreation: true,
+      ...options,
+    });
   }
 
   /** `GET {ws}/agent-sessions`: most recently used first. */
@@ -79,7 +88,8 @@ export class SessionsResource {
 
   /**
    * `POST …/messages`: starts a run on the session's history (`SessionBusyError` while one is in
-   * flight). Not retried unless `options.idempotencyKey` is given.
+   * flight). Sends a generated `Idempotency-Key` (or `options.idempotencyKey`), so a retry answers the
+   * same run; with `idempotencyKey: false`, none, and no retry.
    */
   message(sessionId: string, body: SessionMessageRequest, options: RequestOptions = {}): Promise<RunCreated> {
     return this.#context.transport.json({
@@ -87,6 +97,7 @@ export class SessionsResource {
       path: this.#path(sessionId, 'messages'),
       body,
       startsRun: true,
+      idempotentCreation: true,
       ...options,
     });
   }

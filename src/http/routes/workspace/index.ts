@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { rateLimit } from '../../plugins/rate-limit.ts';
+import { idempotentCreation, meteringDeferred } from '../../plugins/idempotent-creation.ts';
+import { bucketMeter, rateLimit } from '../../plugins/rate-limit.ts';
 import { workspaceAuth } from '../../plugins/workspace-auth.ts';
 import type { AppResources } from '../../resources.ts';
 import { feedbackRoutes } from './feedback.ts';
@@ -23,7 +24,15 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
       checkSlug: true,
     }),
   );
-  app.addHook('onRequest', rateLimit({ counters: options.resources.rateCounters }));
+  const { rateCounters } = options.resources;
+  // A creation whose Idempotency-Key is already known may be a replay, which uses no capacity of its
+  // route: it is metered once the body tells (the idempotency preHandler).
+  const idempotency = idempotentCreation({ store: repos.idempotencyKeys, meter: bucketMeter(rateCounters) });
+  app.decorateRequest('idempotency', null);
+  app.addHook('onRequest', idempotency.onRequest);
+  app.addHook('onRequest', rateLimit({ counters: rateCounters, deferred: meteringDeferred }));
+  app.addHook('preHandler', idempotency.preHandler);
+  app.addHook('onSend', idempotency.onSend);
   for (const register of [modelRoutes, runRoutes, runListRoutes, feedbackRoutes, sessionRoutes])
     register(app, options.resources);
 }

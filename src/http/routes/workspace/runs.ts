@@ -4,6 +4,7 @@ import { InvalidRequestError, UnavailableError } from '../../../domain/errors.ts
 import { runControlsView } from '../../../engine/lifecycle/run-controls-view.ts';
 import { callerTrace } from '../../caller-trace.ts';
 import { parseInput } from '../../parse.ts';
+import { idempotencyClaimOf } from '../../plugins/idempotent-creation.ts';
 import { principalOf } from '../../principal-of.ts';
 import { runCredential } from '../../run-credential.ts';
 import { runSnapshot } from '../../presenters/run-snapshot.ts';
@@ -61,6 +62,7 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
         tags: ['runs'],
         scopes: ['runs:write'],
         bucket: 'run_start',
+        idempotent: 'run',
         body: runRequestSchema,
         responses: { 202: { description: 'The run was accepted.', body: runCreatedSchema } },
         errors: ['invalid_model', 'forbidden'],
@@ -69,7 +71,17 @@ export function runRoutes(app: FastifyInstance, resources: AppResources): void {
     async (request, reply) => {
       const body = parseInput(runRequestSchema, request.body);
       const principal = principalOf(request);
-      const run = await engine.runs.create(runCredential(principal), body, undefined, callerTrace(request));
+      const claim = idempotencyClaimOf(request);
+      const run =
+        (claim?.takenOver &&
+          (await resources.repos.runs.findState(principal.workspace.id, claim.resourceId))) ||
+        (await engine.runs.create(
+          runCredential(principal),
+          body,
+          undefined,
+          callerTrace(request),
+          claim && { id: claim.resourceId },
+        ));
       return reply
         .status(202)
         .send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Session, SessionMessage } from '../../../domain/session.ts';
 import { callerTrace } from '../../caller-trace.ts';
 import { parseInput } from '../../parse.ts';
+import { idempotencyClaimOf } from '../../plugins/idempotent-creation.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
 import { runCredential } from '../../run-credential.ts';
@@ -52,7 +53,8 @@ function replayFrame(message: SessionMessage) {
 }
 
 /** Sessions: create, list, detail, replay, message runs and delete. */
-export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): void {
+export function sessionRoutes(app: FastifyInstance, { engine, repos }: AppResources): void {
+  const { runs, sessions } = repos;
   app.post(
     '/agent-sessions',
     describeRoute({
@@ -63,13 +65,18 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
       tags: ['sessions'],
       scopes: ['sessions:write'],
       bucket: 'other_mutations',
+      idempotent: 'session',
       body: sessionCreateSchema,
       responses: { 201: { description: 'The session was created.', body: sessionCreatedSchema } },
       errors: ['invalid_model', 'forbidden'],
     }),
     async (request, reply) => {
       const spec = parseInput(sessionCreateSchema, request.body);
-      const session = await engine.sessions.create(runCredential(principalOf(request)), spec);
+      const principal = principalOf(request);
+      const claim = idempotencyClaimOf(request);
+      const session =
+        (claim?.takenOver && (await sessions.findById(principal.workspace.id, claim.resourceId))) ||
+        (await engine.sessions.create(runCredential(principal), spec, claim && { id: claim.resourceId }));
       return reply.status(201).send({ sessionId: session.id });
     },
   );
@@ -158,6 +165,7 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
         tags: ['sessions'],
         scopes: ['sessions:write'],
         bucket: 'run_start',
+        idempotent: 'run',
         body: sessionMessageSchema,
         responses: { 202: { description: 'The run was accepted.', body: runCreatedSchema } },
         errors: ['not_found', 'invalid_model', 'forbidden', 'session_busy', 'session_ended'],
@@ -166,12 +174,16 @@ export function sessionRoutes(app: FastifyInstance, { engine }: AppResources): v
     async (request, reply) => {
       const message = parseInput(sessionMessageSchema, request.body);
       const principal = principalOf(request);
-      const run = await engine.sessions.message(
-        runCredential(principal),
-        request.params.sessionId,
-        message,
-        callerTrace(request),
-      );
+      const claim = idempotencyClaimOf(request);
+      const run =
+        (claim?.takenOver && (await runs.findState(principal.workspace.id, claim.resourceId))) ||
+        (await engine.sessions.message(
+          runCredential(principal),
+          request.params.sessionId,
+          message,
+          callerTrace(request),
+          claim && { runId: claim.resourceId },
+        ));
       return reply
         .status(202)
         .send({ runId: run.id, streamUrl: streamUrl(principal.workspace.slug, run.id) });
