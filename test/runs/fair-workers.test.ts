@@ -152,10 +152,15 @@ describe('workers shared fairly', () => {
           // The busy workspace may run 4 at once; each of its turns takes 5 s.
           await busy.server.admin('PATCH', `/workspaces/${busy.slug}`, { maxConcurrentRuns: 4 });
           busy.fake.enqueue({ text: ['busy'], firstChunkDelayMs: 5000 });
+          // Created past the fixture's createRun, which would have its cleanup end the 500 runs one
+          // by one over HTTP (half a minute): closing the service and dropping its database ends them.
+          const createBusyRun = (prompt: string) =>
+            busy.server.request('POST', `${busy.ws}/agent-runs`, {
+              body: { systemPrompt: 's', prompt },
+              headers: busy.headers,
+            });
           for (let started = 0; started < 500; started += 25) {
-            const batch = Array.from({ length: 25 }, (_, index) =>
-              busy.createRun({ systemPrompt: 's', prompt: `busy ${started + index}` }),
-            );
+            const batch = Array.from({ length: 25 }, (_, index) => createBusyRun(`busy ${started + index}`));
             for (const created of await Promise.all(batch)) assert.equal(created.status, 202);
           }
 

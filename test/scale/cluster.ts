@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import pg from 'pg';
+import { COMPILE_CACHE } from '../support/cli.ts';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL } from '../support/engines.ts';
 import { WAIT_CAP_MS } from '../support/waits.ts';
 
@@ -107,7 +108,8 @@ export async function startCluster(options: {
 
 function spawnService(name: string, args: string[], env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // Node's compile cache as `bin/agent-runs.js` keeps it: without it every process strips types anew.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...COMPILE_CACHE, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const service: ServiceProcess = {

@@ -16,7 +16,7 @@ const SERVICE_VARIABLE =
  * Children keep Node's compile cache (type-stripped, compiled modules) as `bin/agent-runs.js` does:
  * a third of each start is spent stripping types, and the suites start a hundred CLI processes.
  */
-const COMPILE_CACHE = { NODE_COMPILE_CACHE: join(tmpdir(), 'agent-runs-test-compile-cache') };
+export const COMPILE_CACHE = { NODE_COMPILE_CACHE: join(tmpdir(), 'agent-runs-test-compile-cache') };
 
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...COMPILE_CACHE };

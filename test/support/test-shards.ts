@@ -1,4 +1,4 @@
-import { globSync } from 'node:fs';
+import { globSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -11,11 +11,38 @@ export const SHARD_COUNT = 12;
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The test files of shard `index`: every `test/**\/*.test.ts`, sorted, dealt round-robin. */
+/**
+ * Seconds each test file took in a recorded run (`test-durations-reporter.ts`). The shards are dealt
+ * by it so that they take about as long as each other: the longest shard sets the suite's wall time.
+ * A file the table does not know counts as a typical one; a stale table only unbalances the shards.
+ */
+const DURATIONS = JSON.parse(readFileSync(`${ROOT}test/support/test-durations.json`, 'utf8')) as Record<
+  string,
+  number
+>;
+
+let dealt: string[][] | undefined;
+
+/** The test files of shard `index`: every `test/**\/*.test.ts`, each in one shard, sorted. */
 export function filesOfShard(index: number): string[] {
-  return globSync('test/**/*.test.ts', { cwd: ROOT })
-    .sort()
-    .filter((_, position) => position % SHARD_COUNT === index);
+  dealt ??= dealByDuration(globSync('test/**/*.test.ts', { cwd: ROOT }).sort());
+  return dealt[index] ?? [];
+}
+
+/** Longest first, each file to the shard with the least time so far (ties: the lower index). */
+function dealByDuration(files: readonly string[]): string[][] {
+  const known = files.flatMap((file) => DURATIONS[file] ?? []).sort((a, b) => a - b);
+  const typical = known[Math.floor(known.length / 2)] ?? 1;
+  const shards = Array.from({ length: SHARD_COUNT }, () => ({ files: [] as string[], seconds: 0 }));
+  const byDuration = files
+    .map((file) => ({ file, seconds: DURATIONS[file] ?? typical }))
+    .sort((a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file));
+  for (const { file, seconds } of byDuration) {
+    const lightest = shards.reduce((least, shard) => (shard.seconds < least.seconds ? shard : least));
+    lightest.files.push(file);
+    lightest.seconds += seconds;
+  }
+  return shards.map((shard) => shard.files.sort());
 }
 
 /** Imports the test files of the shard named by the calling module (`test/shards/shard-07.ts`). */
