@@ -33,6 +33,8 @@ export interface OpenStorageOptions {
    * pool's error event would stop the process. Default: one line on stderr.
    */
   onIdleConnectionError?: (error: Error) => void;
+  /** SQLite only: how often the checkpoint thread folds the WAL into the database (default 1 s). */
+  sqliteCheckpointIntervalMs?: number;
 }
 
 /**
@@ -49,7 +51,11 @@ export function openStorage(config: StorageConfig, options: OpenStorageOptions =
       : openPostgres(config.url, options.onIdleConnectionError ?? reportIdleConnectionError);
   const checkpointer =
     config.engine === 'sqlite' && config.path !== ':memory:'
-      ? new SqliteCheckpointer(config.path, require.resolve('better-sqlite3'))
+      ? new SqliteCheckpointer(
+          config.path,
+          require.resolve('better-sqlite3'),
+          options.sqliteCheckpointIntervalMs,
+        )
       : undefined;
   return {
     engine: config.engine,

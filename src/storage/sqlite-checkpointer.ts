@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
 /** How often the WAL is folded back into the database file. */
-const CHECKPOINT_INTERVAL_MS = 1000;
+const DEFAULT_CHECKPOINT_INTERVAL_MS = 1000;
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -32,16 +32,23 @@ parentPort.on('message', () => {
 export class SqliteCheckpointer {
   readonly #worker: Worker;
 
-  constructor(path: string, driverPath: string) {
+  constructor(path: string, driverPath: string, intervalMs = DEFAULT_CHECKPOINT_INTERVAL_MS) {
     this.#worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { path, driver: driverPath, intervalMs: CHECKPOINT_INTERVAL_MS },
+      workerData: { path, driver: driverPath, intervalMs },
     });
     this.#worker.unref();
   }
 
-  /** Final checkpoint, then the thread ends. */
-  async close(): Promise<void> {
+  #closing: Promise<void> | undefined;
+
+  /** Final checkpoint, then the thread ends; a second call waits for the first. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     const closed = new Promise<void>((resolve) => {
       this.#worker.once('message', () => resolve());
       this.#worker.once('exit', () => resolve());
