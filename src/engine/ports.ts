@@ -26,3 +26,4 @@ export { ModelTurnError, modelErrorClass } from './ports/model.ts';
 export type * from './ports/workspace-admin.ts';
 export type * from './ports/metrics.ts';
 export type * from './ports/tracing.ts';
+export type * from './ports/webhooks.ts';

@@ -12,6 +12,7 @@ import { a2aContexts } from './0010-a2a-contexts.ts';
 import { oauthCodeReuseAndAppTokens } from './0011-oauth-code-reuse-and-app-tokens.ts';
 import { checkpointSchedule } from './0012-checkpoint-schedule.ts';
 import { runTraceContext } from './0013-run-trace-context.ts';
+import { webhooks } from './0016-webhooks.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-oauth-code-reuse-and-app-tokens': oauthCodeReuseAndAppTokens,
   '0012-checkpoint-schedule': checkpointSchedule,
   '0013-run-trace-context': runTraceContext,
+  '0016-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -21,6 +21,8 @@ import { UserRepository } from './user-repository.ts';
 import { WorkspaceProviderRepository } from './workspace-provider-repository.ts';
 import { WorkspaceRepository } from './workspace-repository.ts';
 import { WorkspaceToolRepository } from './workspace-tool-repository.ts';
+import { WebhookDeliveryRepository } from './webhook-delivery-repository.ts';
+import { WebhookEndpointRepository } from './webhook-endpoint-repository.ts';
 
 export interface Repositories {
   workspaces: WorkspaceRepository;
@@ -44,6 +46,8 @@ export interface Repositories {
   files: StoredFileRepository;
   pluginRecords: PluginRecordRepository;
   a2aContexts: A2aContextRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -69,5 +73,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     files: new StoredFileRepository(db),
     pluginRecords: new PluginRecordRepository(db),
     a2aContexts: new A2aContextRepository(db),
+    webhookEndpoints: new WebhookEndpointRepository(db),
+    webhookDeliveries: new WebhookDeliveryRepository(db),
   };
 }
