@@ -8,6 +8,9 @@ import { authServices } from './auth-services.ts';
 import { telemetryServices } from './telemetry-services.ts';
 import { createTransport } from './transport.ts';
 import { startWorker, workerModelPort, type EngineOptions } from './worker-services.ts';
+import { startWebhookDeliveries } from './webhook-services.ts';
+import type { WebhookDeliverer } from './engine/webhooks/webhook-deliverer.ts';
+import { wakingEventStore } from './engine/webhooks/waking-event-store.ts';
 import { buildApp } from './http/app.ts';
 import { buildManagementApp } from './http/management-app.ts';
 import type { AppResources } from './http/resources.ts';
@@ -119,7 +122,12 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const transport = await createTransport(config);
     const { bus, signals, queue, redis } = transport;
     let sweeper: LostRunSweeper | undefined;
-    const writer = new EventLogWriter(repos.runEvents, bus);
+    let deliverer: WebhookDeliverer | undefined;
+    // Deliveries commit with the terminal events that announce them; this process's deliverer is woken then.
+    const writer = new EventLogWriter(
+      wakingEventStore(repos.runEvents, () => deliverer?.wake()),
+      bus,
+    );
     const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger: options.logger });
     const runService = new RunService({
       runs: repos.runs,
@@ -151,6 +159,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         writer,
         shutdown: shutdown.signal,
       });
+      deliverer = startWebhookDeliveries({ config, logger: options.logger, repos, secretBox, metrics });
     }
 
     const sessionService = new SessionService({
@@ -217,6 +226,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
       );
       await sweeper?.close();
+      await deliverer?.close();
       await dispatcher.close();
       await queue.close();
       clearTimeout(grace);

@@ -58,6 +58,7 @@ export interface ClaimedDelivery extends WebhookDelivery {
   secretSealed: string;
   /** An endpoint disabled since the event gets no more attempts. */
   endpointEnabled: boolean;
+  workspaceId: string;
   workspaceSlug: string;
   payload: string | null;
 }

@@ -57,7 +57,15 @@ export interface WebhookDeliveryStore {
   retryNow(endpointId: string, deliveryId: string, now: string): Promise<boolean>;
 }
 
-/** Sends one signed attempt of a delivery. */
+/** One attempt to send: the delivery's id (its `webhook-id`), where, the body, the secret in clear. */
+export interface WebhookRequest {
+  id: string;
+  url: string;
+  payload: string;
+  secret: string;
+}
+
+/** Sends one signed attempt of a delivery; never throws: a failure is the result's `error`. */
 export interface WebhookSender {
-  send(delivery: ClaimedDelivery, payload: string, signal: AbortSignal): Promise<AttemptResult>;
+  send(request: WebhookRequest, signal: AbortSignal): Promise<AttemptResult>;
 }

@@ -40,7 +40,7 @@ export class WebhookDeliveryRepository implements WebhookDeliveryStore {
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .innerJoin('workspaces as w', 'w.id', 'e.workspace_id')
       .selectAll('d')
-      .select(['e.url', 'e.secret_sealed', 'e.enabled', 'w.slug'])
+      .select(['e.url', 'e.secret_sealed', 'e.enabled', 'e.workspace_id', 'w.slug'])
       .where('d.id', '=', claimed.id)
       .executeTakeFirst();
     if (!row) return undefined;
@@ -49,6 +49,7 @@ export class WebhookDeliveryRepository implements WebhookDeliveryStore {
       url: row.url,
       secretSealed: row.secret_sealed,
       endpointEnabled: row.enabled === 1,
+      workspaceId: row.workspace_id,
       workspaceSlug: row.slug,
       payload: row.payload,
     };
