@@ -201,6 +201,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         events: repos.runEvents,
         bus,
         heartbeatMs,
+        wakeWebhooks: () => deliverer?.wake(),
       },
     };
     const app = await buildApp(resources, {

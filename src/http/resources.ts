@@ -22,6 +22,8 @@ import type {
   WorkspaceProviderStore,
   WorkspaceStore,
   WorkspaceToolAdminStore,
+  WebhookDeliveryStore,
+  WebhookEndpointStore,
 } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
 import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
@@ -41,6 +43,8 @@ export interface AppStores {
   offerings: OfferingStore;
   workspaceProviders: WorkspaceProviderStore;
   feedback: FeedbackStore;
+  webhookEndpoints: WebhookEndpointStore;
+  webhookDeliveries: WebhookDeliveryStore;
 }
 
 /** Everything route handlers use, built once by the composition root and injected into the app. */
@@ -67,6 +71,8 @@ export interface AppResources {
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */
     heartbeatMs: number;
+    /** This process's webhook deliverer looks at the outbox now (absent where none runs: the API role). */
+    wakeWebhooks?: () => void;
   };
   /** Rate-limit counters (memory when embedded, Redis in scale-out). */
   rateCounters: RateCounters;

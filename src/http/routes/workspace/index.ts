@@ -6,6 +6,7 @@ import { feedbackRoutes } from './feedback.ts';
 import { modelRoutes } from './models.ts';
 import { runRoutes } from './runs.ts';
 import { sessionRoutes } from './sessions.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Every route under `/api/v1/workspaces/:workspaceSlug`, behind the credential check. */
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
@@ -23,6 +24,6 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
     }),
   );
   app.addHook('onRequest', rateLimit({ counters: options.resources.rateCounters }));
-  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes])
+  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes, webhookRoutes])
     register(app, options.resources);
 }
