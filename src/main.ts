@@ -8,8 +8,7 @@ import { authServices } from './auth-services.ts';
 import { telemetryServices } from './telemetry-services.ts';
 import { createTransport } from './transport.ts';
 import { startWorker, workerModelPort, type EngineOptions } from './worker-services.ts';
-import { startWebhookDeliveries } from './webhook-services.ts';
-import type { WebhookDeliverer } from './engine/webhooks/webhook-deliverer.ts';
+import { startWebhookDeliveries, webhookWakes } from './webhook-services.ts';
 import { wakingEventStore } from './engine/webhooks/waking-event-store.ts';
 import { buildApp } from './http/app.ts';
 import { buildManagementApp } from './http/management-app.ts';
@@ -122,12 +121,12 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const transport = await createTransport(config);
     const { bus, signals, queue, redis } = transport;
     let sweeper: LostRunSweeper | undefined;
-    let deliverer: WebhookDeliverer | undefined;
-    // Deliveries commit with the terminal events that announce them; this process's deliverer is woken then.
-    const writer = new EventLogWriter(
-      wakingEventStore(repos.runEvents, () => deliverer?.wake()),
-      bus,
-    );
+    let webhooks: ReturnType<typeof startWebhookDeliveries> | undefined;
+    const wakes = webhookWakes(redis, config.redisPrefix);
+    // Deliveries commit with the terminal events that announce them: a deliverer sends them now
+    // (this process's own, or, from an API replica, the workers' through the wake channel).
+    const wakeDeliverers = () => (webhooks ? webhooks.deliverer.wake() : wakes.announce());
+    const writer = new EventLogWriter(wakingEventStore(repos.runEvents, wakeDeliverers), bus);
     const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger: options.logger });
     const runService = new RunService({
       runs: repos.runs,
@@ -159,7 +158,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         writer,
         shutdown: shutdown.signal,
       });
-      deliverer = startWebhookDeliveries({ config, logger: options.logger, repos, secretBox, metrics });
+      webhooks = startWebhookDeliveries({ config, logger: options.logger, repos, secretBox, metrics, wakes });
     }
 
     const sessionService = new SessionService({
@@ -201,7 +200,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         events: repos.runEvents,
         bus,
         heartbeatMs,
-        wakeWebhooks: () => deliverer?.wake(),
+        wakeWebhooks: wakeDeliverers,
       },
     };
     const app = await buildApp(resources, {
@@ -227,7 +226,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
       );
       await sweeper?.close();
-      await deliverer?.close();
+      await webhooks?.stop();
       await dispatcher.close();
       await queue.close();
       clearTimeout(grace);

@@ -22,6 +22,7 @@ export class WebhookReceiver {
   readonly unverified: string[] = [];
   readonly #secrets = new Map<string, string>();
   readonly #answers = new Map<string, Array<{ status: number; headers?: Record<string, string> }>>();
+  readonly #answerers = new Map<string, (attempt: ReceivedAttempt | undefined) => number>();
   readonly #waiters = new Set<() => void>();
   readonly #server: Server;
   url = '';
@@ -34,14 +35,19 @@ export class WebhookReceiver {
         const path = req.url ?? '/';
         const body = Buffer.concat(chunks).toString('utf8');
         const secret = this.#secrets.get(path);
+        let received: ReceivedAttempt | undefined;
         try {
           if (secret === undefined) throw new Error(`no secret for ${path}`);
           const verified = new Webhook(secret).verify(body, req.headers as Record<string, string>);
-          this.attempts.push({ path, headers: req.headers, body, verified: verified as ReceivedAttempt['verified'] });
+          received = { path, headers: req.headers, body, verified: verified as ReceivedAttempt['verified'] };
+          this.attempts.push(received);
         } catch (error) {
           this.unverified.push(`${path}: ${String(error)}`);
         }
-        const answer = this.#answers.get(path)?.shift() ?? { status: 200 };
+        const answerer = this.#answerers.get(path);
+        const answer = answerer
+          ? { status: answerer(received) }
+          : (this.#answers.get(path)?.shift() ?? { status: 200 });
         res.writeHead(answer.status, answer.headers).end();
         for (const waiter of this.#waiters) waiter();
       });
@@ -58,6 +64,12 @@ export class WebhookReceiver {
   expect(path: string, secret: string, ...answers: Array<{ status: number; headers?: Record<string, string> }>): void {
     this.#secrets.set(path, secret);
     this.#answers.set(path, answers);
+  }
+
+  /** The endpoint at `path` signs with `secret`; `answer` picks each attempt's status (undefined: unverified). */
+  answerWith(path: string, secret: string, answer: (attempt: ReceivedAttempt | undefined) => number): void {
+    this.#secrets.set(path, secret);
+    this.#answerers.set(path, answer);
   }
 
   at(path: string): ReceivedAttempt[] {
