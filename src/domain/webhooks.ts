@@ -4,7 +4,11 @@ export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', '
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** What an endpoint gets when it names no events: the three terminal ones. */
-export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['run.succeeded', 'run.failed', 'run.cancelled'];
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = [
+  'run.succeeded',
+  'run.failed',
+  'run.cancelled',
+];
 
 /** Retry delays after a failed attempt, in milliseconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [

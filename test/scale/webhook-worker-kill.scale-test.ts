@@ -33,7 +33,9 @@ describe('scale-out: webhook deliveries across two workers, one SIGKILLed with d
       workers: 2,
       env: { AGENT_RUNS_FETCH_ALLOW: '127.0.0.1/32', AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000' },
     });
-    headers = { authorization: `Bearer ${await provisionAcme(cluster.apis[0]!.baseUrl!, cluster.adminToken, fake.url)}` };
+    headers = {
+      authorization: `Bearer ${await provisionAcme(cluster.apis[0]!.baseUrl!, cluster.adminToken, fake.url)}`,
+    };
   });
   after(async () => {
     await cluster?.stop();
@@ -70,7 +72,9 @@ describe('scale-out: webhook deliveries across two workers, one SIGKILLed with d
     assert.equal(await cluster.workers[0]!.kill('SIGKILL'), null);
 
     const ids = () => new Set(receiver.at('/hook').map((attempt) => String(attempt.headers['webhook-id'])));
-    await eventually(() => receiver.at('/hook').length >= 2 * RUNS, `${2 * RUNS} attempts`, { intervalMs: 50 });
+    await eventually(() => receiver.at('/hook').length >= 2 * RUNS, `${2 * RUNS} attempts`, {
+      intervalMs: 50,
+    });
     let deliveries: Array<{ runId: string; status: string; attempts: number }> = [];
     await eventually(
       async () => {
@@ -83,7 +87,10 @@ describe('scale-out: webhook deliveries across two workers, one SIGKILLed with d
     assert.equal(receiver.unverified.length, 0, receiver.unverified.join('; '));
     assert.equal(ids().size, RUNS, 'one webhook-id per run');
     assert.equal(receiver.at('/hook').length, 2 * RUNS, 'no attempt doubled');
-    assert.deepEqual(deliveries.map((delivery) => delivery.attempts), Array(RUNS).fill(2));
+    assert.deepEqual(
+      deliveries.map((delivery) => delivery.attempts),
+      Array(RUNS).fill(2),
+    );
     assert.deepEqual(
       deliveries.map((delivery) => delivery.runId).sort(),
       [...runIds].sort(),

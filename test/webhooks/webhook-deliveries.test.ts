@@ -136,7 +136,11 @@ describe('webhook deliveries (extensions §7)', () => {
 
   it('the delivery log pages newest first by cursor', async () => {
     const endpointId = await hooks.endpoint('/paged');
-    const runIds = [await hooks.runOnce('succeeded'), await hooks.runOnce('succeeded'), await hooks.runOnce('failed')];
+    const runIds = [
+      await hooks.runOnce('succeeded'),
+      await hooks.runOnce('succeeded'),
+      await hooks.runOnce('failed'),
+    ];
     await hooks.deliveriesSettled(endpointId, 3, 'succeeded');
     const seen: string[] = [];
     let cursor: string | null = null;

@@ -33,7 +33,11 @@ describe('webhook endpoints (extensions §7): API keys only', () => {
     assert.equal(read.body.secret, undefined);
     assert.equal(read.body.description, 'ops');
     const listed = await call('GET', '/webhooks');
-    assert.ok(listed.body.webhooks.some((hook: { id: string; secret?: string }) => hook.id === created.body.id && hook.secret === undefined));
+    assert.ok(
+      listed.body.webhooks.some(
+        (hook: { id: string; secret?: string }) => hook.id === created.body.id && hook.secret === undefined,
+      ),
+    );
   });
 
   it('PATCH changes url, events, description and enabled; DELETE answers 204 and the endpoint is gone', async () => {

@@ -61,7 +61,11 @@ export class WebhookReceiver {
   }
 
   /** The endpoint at `path` signs with `secret`; its next answers are `statuses` (then 200). */
-  expect(path: string, secret: string, ...answers: Array<{ status: number; headers?: Record<string, string> }>): void {
+  expect(
+    path: string,
+    secret: string,
+    ...answers: Array<{ status: number; headers?: Record<string, string> }>
+  ): void {
     this.#secrets.set(path, secret);
     this.#answers.set(path, answers);
   }
@@ -89,7 +93,8 @@ export class WebhookReceiver {
         check();
       }),
       WAIT_CAP_MS,
-      () => `${path} received ${this.at(path).length} of ${count} attempts (unverified: ${this.unverified.join('; ')})`,
+      () =>
+        `${path} received ${this.at(path).length} of ${count} attempts (unverified: ${this.unverified.join('; ')})`,
     );
     return this.at(path);
   }

@@ -16,7 +16,9 @@ export interface NewWebhookEndpoint {
   secretSealed: string;
 }
 
-export type WebhookEndpointPatch = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled'>>;
+export type WebhookEndpointPatch = Partial<
+  Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'enabled'>
+>;
 
 /** A workspace's webhook endpoints (extensions §7). */
 export interface WebhookEndpointStore {

@@ -115,7 +115,9 @@ export class WebhookDeliverer {
             {
               id: delivery.id,
               url: delivery.url,
-              payload: delivery.payload ?? (await deliveries.fixPayload(delivery.id, await webhookPayload(this.#options, delivery))),
+              payload:
+                delivery.payload ??
+                (await deliveries.fixPayload(delivery.id, await webhookPayload(this.#options, delivery))),
               secret: secrets.open(delivery.secretSealed),
             },
             this.#stop.signal,

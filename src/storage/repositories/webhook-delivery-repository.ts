@@ -1,6 +1,11 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type { ClaimedDelivery, WebhookDelivery, WebhookDeliveryStatus, WebhookEvent } from '../../domain/webhooks.ts';
+import type {
+  ClaimedDelivery,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookEvent,
+} from '../../domain/webhooks.ts';
 import type { AttemptOutcome, WebhookDeliveryStore } from '../../engine/ports.ts';
 import { isPostgres } from '../dialect.ts';
 import type { Database, WebhookDeliveriesTable } from '../schema.ts';
@@ -59,7 +64,9 @@ export class WebhookDeliveryRepository implements WebhookDeliveryStore {
     const row = await this.#db
       .selectFrom('webhook_deliveries')
       .select(
-        sql<string | null>`min(case when lease_until is not null and lease_until > next_attempt_at then lease_until else next_attempt_at end)`.as(
+        sql<
+          string | null
+        >`min(case when lease_until is not null and lease_until > next_attempt_at then lease_until else next_attempt_at end)`.as(
           'due',
         ),
       )

@@ -68,7 +68,9 @@ export function webhookRoutes(app: FastifyInstance, resources: AppResources): vo
       description:
         'Events default to the three terminal ones. The answer holds the signing secret, shown only here.',
       body: createSchema,
-      responses: { 201: { description: 'The endpoint, with its secret.', body: createdWebhookEndpointSchema } },
+      responses: {
+        201: { description: 'The endpoint, with its secret.', body: createdWebhookEndpointSchema },
+      },
     }),
     async (request, reply) => {
       const body = parseInput(createSchema, request.body);
@@ -211,7 +213,11 @@ export function webhookRoutes(app: FastifyInstance, resources: AppResources): vo
       );
       const retried =
         endpoint !== undefined &&
-        (await repos.webhookDeliveries.retryNow(endpoint.id, request.params.deliveryId, new Date().toISOString()));
+        (await repos.webhookDeliveries.retryNow(
+          endpoint.id,
+          request.params.deliveryId,
+          new Date().toISOString(),
+        ));
       if (!retried) throw new NotFoundError('Delivery not found');
       resources.engine.wakeWebhooks?.();
       return reply.status(202).send();
