@@ -18,5 +18,9 @@ export function metadataLimitViolations(metadata: Record<string, string>): strin
       `serialized size must be at most 4 KB (${format(METADATA_BYTES_MAX)} bytes; got ${format(bytes)})`,
     );
   }
+  // Metadata is stored as rows for the list filters, and PostgreSQL's text cannot hold U+0000.
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value.includes('\u0000')) violations.push(`${key}: must not contain the NUL character (U+0000)`);
+  }
   return violations;
 }

@@ -30,6 +30,26 @@ export interface RunState {
   cancelRequestedAt: string | null;
 }
 
+/** A run as the runs list shows it: no spec, final text or error to read and parse. */
+export interface RunSummary {
+  id: string;
+  status: RunStatus;
+  agentId: string | null;
+  sessionId: string | null;
+  metadata: Record<string, string>;
+  tokens: TokenUsage | null;
+  turns: number | null;
+  model: ModelInfo | null;
+  createdAt: string;
+  endedAt: string | null;
+}
+
+/** Where a page of the runs list ends: the list is ordered by this key, newest first. */
+export interface RunListKey {
+  createdAt: string;
+  id: string;
+}
+
 export interface Run {
   id: string;
   workspaceId: string;

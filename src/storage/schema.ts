@@ -296,6 +296,15 @@ export interface SessionMetadataTable {
   value: string;
 }
 
+/** A run's metadata as rows (migration 0014), stamped with the run's creation time for the list's order. */
+export interface RunMetadataTable {
+  run_id: string;
+  workspace_id: string;
+  key: string;
+  value: string;
+  created_at: string;
+}
+
 export interface SessionMessagesTable {
   session_id: string;
   position: number;
@@ -334,6 +343,7 @@ export interface Database {
   oauth_app_access_tokens: OauthAppAccessTokensTable;
   runs: RunsTable;
   run_events: RunEventsTable;
+  run_metadata: RunMetadataTable;
   run_feedback: RunFeedbackTable;
   tool_calls: ToolCallsTable;
   server_tool_calls: ServerToolCallsTable;

@@ -36,6 +36,35 @@ describe('runs, models, feedback and identity: a method per public route', () =>
     assert.equal(snapshot.model?.id, 'mock/echo');
   });
 
+  it('runs.list pages the workspace runs newest first, filtered by metadata and status', async () => {
+    const batch = `b${Date.now()}`;
+    const created: string[] = [];
+    for (const prompt of ['first', 'second', 'third']) {
+      const { runId } = await fixture.client.runs.create({ systemPrompt: 's', prompt, metadata: { batch } });
+      for await (const _event of fixture.client.runs.stream(runId));
+      created.push(runId);
+    }
+    const first = await fixture.client.runs.list({ metadata: { batch }, status: 'succeeded', limit: 2 });
+    assert.deepEqual(
+      first.runs.map((entry) => entry.runId),
+      [created[2], created[1]],
+    );
+    assert.equal(first.runs[0]?.model?.id, 'mock/echo');
+    assert.ok(first.nextCursor);
+    const second = await fixture.client.runs.list({
+      metadata: { batch },
+      limit: 2,
+      cursor: first.nextCursor,
+    });
+    assert.deepEqual(
+      second.runs.map((entry) => entry.runId),
+      [created[0]],
+    );
+    assert.equal(second.nextCursor, null);
+    const none = await fixture.client.runs.list({ metadata: { batch }, status: ['failed', 'cancelled'] });
+    assert.deepEqual(none.runs, []);
+  });
+
   it('runs.run follows the run to its result, handing every event to onEvent in seq order', async () => {
     const seen: RunEvent[] = [];
     const outcome = await fixture.client.runs.run(

@@ -9,6 +9,7 @@ import type {
   operations,
   ReplyFeedbackResource,
   RunsResource,
+  RunStatus,
   SessionsResource,
   WebhooksResource,
 } from '@agent-runs/client';
@@ -88,6 +89,7 @@ describe('the SDK types match the OpenAPI document the service serves', () => {
     await Promise.all([
       settle(client.models.list()),
       settle(client.runs.get(runId)),
+      settle(client.runs.list()),
       settle(client.runs.submitToolResult(runId, { toolUseId: 'toolu_none', result: 'r' })),
       settle(client.runs.cancel(runId)),
       settle(client.runs.feedback(runId, { verdict: 'UP' })),
@@ -155,6 +157,13 @@ export type MethodTypesMatchTheDocument = [
   Expect<Equal<Parameters<RunsResource['create']>[0], RequestBody<'createRun'>>>,
   Expect<Equal<Returns<RunsResource['create']>, SuccessBody<'createRun'>>>,
   Expect<Equal<Returns<RunsResource['get']>, SuccessBody<'getRun'>>>,
+  Expect<Equal<Returns<RunsResource['list']>, SuccessBody<'listRuns'>>>,
+  Expect<
+    Equal<
+      NonNullable<Parameters<RunsResource['list']>[0]>['status'],
+      RunStatus | readonly RunStatus[] | undefined
+    >
+  >,
   Expect<Equal<Parameters<RunsResource['submitToolResult']>[1], RequestBody<'submitToolResult'>>>,
   Expect<Equal<Returns<RunsResource['submitToolResult']>, SuccessBody<'submitToolResult'>>>,
   Expect<Equal<Returns<RunsResource['cancel']>, SuccessBody<'cancelRun'>>>,

@@ -53,6 +53,9 @@ describe(
         'local_tool_call',
         'the first service ended without a terminal event',
       );
+      const statusOn = async (server: TestServer) =>
+        (await server.request('GET', `${ws}/agent-runs/${runId}`, { headers })).body.status;
+      assert.equal(await statusOn(second), 'waiting', 'still waiting for its client after the restart');
       const posted = await post(second, runId, { toolUseId: 'toolu_1', result: '21C and sunny' });
       assert.equal(posted.status, 200, JSON.stringify(posted.body));
 
@@ -63,6 +66,7 @@ describe(
       );
       assert.equal(continued.at(-1)?.data.data.text, 'Sunny.');
       assert.equal(continued.at(-1)?.data.data.turns, 2, 'usage of the turn before the restart is kept');
+      assert.equal(await statusOn(second), 'succeeded');
 
       const log = await readAll(streamUrl(second, runId), headers);
       assert.deepEqual(calls(log), ['toolu_1']);

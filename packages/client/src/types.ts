@@ -101,6 +101,11 @@ export type ModelCatalogEntry = Schemas['ModelCatalogEntry'];
 export type Pricing = Schemas['Pricing'];
 export type UserInfo = Schemas['UserInfo'];
 
+// Runs list
+
+export type RunList = Schemas['RunList'];
+export type RunListEntry = Schemas['RunListEntry'];
+
 // Sessions
 
 export type SessionCreateRequest = Schemas['SessionCreateRequest'];

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../domain/errors.ts';
-import type { Run, RunState } from '../../domain/run.ts';
+import type { Run, RunState, RunSummary } from '../../domain/run.ts';
 import type { RunRequest, SessionHistoryRef } from '../../domain/run-spec.ts';
 import type { ClientToolResult } from '../../domain/tool-call.ts';
 import type { ClientToolKind } from '../../domain/tool-ref.ts';
 import { newRunTraceContext, type TraceOrigin } from '../../domain/trace-context.ts';
-import type { AgentStore, RunMetrics, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
+import type { AgentStore, RunListQuery, RunMetrics, RunSignals, RunStore, ToolCallStore } from '../ports.ts';
 import type { RunTracing } from '../ports/tracing.ts';
 import { authorizeAgent, type RunCredential } from './agent-access.ts';
 import type { RunDispatcher } from './run-dispatcher.ts';
@@ -131,6 +131,19 @@ export class RunService {
     const run = await this.#deps.runs.findById(workspaceId, runId);
     if (!run) throw new NotFoundError('Run not found');
     return run;
+  }
+
+  /**
+   * A page of the workspace's runs, newest first. A credential with an agent allowlist sees only
+   * its agents' runs (an `agentId` outside it matches none).
+   */
+  async list(credential: RunCredential, query: Omit<RunListQuery, 'agentScope'>): Promise<RunSummary[]> {
+    const allowlist = credential.agentAllowlist;
+    if (allowlist.length === 0) return this.#deps.runs.list(credential.workspaceId, query);
+    if (query.agentId !== undefined) {
+      return allowlist.includes(query.agentId) ? this.#deps.runs.list(credential.workspaceId, query) : [];
+    }
+    return this.#deps.runs.list(credential.workspaceId, { ...query, agentScope: allowlist });
   }
 
   /** The run's client tool calls still awaiting an answer (none once the run ended). */

@@ -57,6 +57,12 @@ export async function acceptToolResult(
       'error' in answer ? 'error' : 'ok',
       answered.answeredAt ?? new Date().toISOString(),
     );
+    // The last answer ends the run's wait (the run's round ends it too, should this write fail).
+    await deps.toolCalls
+      .endWaiting(run.id)
+      .catch((error: unknown) =>
+        deps.logger.warn({ runId: run.id, err: error }, 'showing the answered run as running failed'),
+      );
     // The answer is stored (the run finds it when it resumes): a wake that fails now is left to the
     // dispatch sweep, and the client must not be told to send again what is already accepted.
     // A run not parked yet sees the answer when it parks (it reads the calls again after parking).

@@ -2,7 +2,7 @@ import type { Agent } from '../../domain/agent.ts';
 import type { ApiKey } from '../../domain/api-key.ts';
 import type { Workspace } from '../../domain/workspace.ts';
 import type { Offering, WorkspaceProvider } from '../../domain/offering.ts';
-import type { Run, RunOutcome, RunState } from '../../domain/run.ts';
+import type { Run, RunListKey, RunOutcome, RunState, RunStatus, RunSummary } from '../../domain/run.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
 import type { RunTraceContext } from '../../domain/trace-context.ts';
 import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
@@ -40,6 +40,22 @@ export interface RunStore {
   claimAttempt(id: string, admission?: number): Promise<{ run: Run; attempt: number } | undefined>;
   /** Records a cancellation request (the stored flag); the first request's time is kept. */
   requestCancel(id: string): Promise<void>;
+  /** A page of the workspace's runs, newest first (by `createdAt`, then `id`). */
+  list(workspaceId: string, query: RunListQuery): Promise<RunSummary[]>;
+}
+
+/** The runs list's filters (each given one AND-combined) and its keyset page. */
+export interface RunListQuery {
+  /** Any of these statuses (every status when empty). */
+  statuses: readonly RunStatus[];
+  agentId?: string;
+  sessionId?: string;
+  metadata: ReadonlyArray<{ key: string; value: string }>;
+  /** Only runs of these agents: a credential's non-empty allowlist (every run when absent). */
+  agentScope?: readonly string[];
+  limit: number;
+  /** The last run of the previous page: this page starts below it. */
+  after?: RunListKey;
 }
 
 export interface NewToolCall {
@@ -50,7 +66,10 @@ export interface NewToolCall {
 
 /** Calls awaiting a client's answer: a row per call, answered at most once. */
 export interface ToolCallStore {
+  /** Stores the calls as pending; the run shows `waiting` from then (the same write). */
   insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void>;
+  /** The run shows `running` again if it was `waiting` and none of its calls is pending any more. */
+  endWaiting(runId: string): Promise<void>;
   /**
    * Stores the answer of a pending call and returns the call answered; undefined when the call is
    * unknown or no longer pending (one answer per call: only one caller ever gets the record).

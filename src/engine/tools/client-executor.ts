@@ -77,12 +77,16 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
     const echoed = new Set(round.logged?.echoed);
     const ended = endedCallSpans(this.#deps.tracing ?? noTracing, batch);
     const answered = echo(round, await toolCalls.find(round.runId, ids), echoed, ended);
-    if (answered.length === ids.length) return { kind: 'done', results: this.#results(batch, answered) };
+    if (answered.length === ids.length) {
+      await toolCalls.endWaiting(round.runId);
+      return { kind: 'done', results: this.#results(batch, answered) };
+    }
     if (Date.now() < deadline) {
       const waitingFor = ids.filter((id) => !answered.some((record) => record.toolUseId === id));
       return { kind: 'parked', wakeAt: deadline, waitingFor };
     }
     const unanswered = await toolCalls.expire(round.runId, ids);
+    await toolCalls.endWaiting(round.runId);
     // A cancelled run waits for its calls too: a call still unanswered then ends with the run.
     const outcome = round.cancel.reason instanceof RunCancelled ? 'cancelled' : 'timeout';
     const endedAt = new Date().toISOString();

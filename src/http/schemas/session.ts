@@ -2,14 +2,8 @@ import { z } from 'zod';
 import type { SessionMessageRequest, SessionSpec } from '../../domain/session.ts';
 import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
 import { documentedAs } from './documented-input.ts';
-import { CONTENT_MAX_CHARS, METADATA_KEY_PATTERN, METADATA_VALUE_MAX_CHARS } from './limits.ts';
-
-/** A query parameter holding an integer in [min, max], with one message naming the range for any other value. */
-function integerParameter(min: number, max: number) {
-  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-  const error = `must be an integer ${range}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
+import { CONTENT_MAX_CHARS } from './limits.ts';
+import { integerParameter, metadataFiltersSchema } from './list-query.ts';
 
 /** `POST {ws}/agent-sessions`: the agent spec without `prompt` or `messages`. */
 export const sessionCreateSchema = z
@@ -67,28 +61,9 @@ export const sessionMessageSchema = z
   })
   .meta({ id: 'SessionMessageRequest' }) satisfies z.ZodType<SessionMessageRequest>;
 
-const toList = (value: unknown) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
-
 /** `GET {ws}/agent-sessions` query: repeatable `metadata=key:value`, `status`, `limit`, `offset`. */
 export const sessionListQuerySchema = z.object({
-  metadata: z.preprocess(
-    toList,
-    z.array(
-      z.string().transform((entry, context) => {
-        const separator = entry.indexOf(':');
-        const key = entry.slice(0, separator);
-        const value = entry.slice(separator + 1);
-        if (separator < 1 || !METADATA_KEY_PATTERN.test(key) || value.length > METADATA_VALUE_MAX_CHARS) {
-          context.addIssue({
-            code: 'custom',
-            message: `'${entry}' is not key:value (key ^[A-Za-z0-9._-]{1,64}$)`,
-          });
-          return z.NEVER;
-        }
-        return { key, value };
-      }),
-    ),
-  ),
+  metadata: metadataFiltersSchema,
   status: z.enum(['active', 'ended'], { error: 'must be active or ended' }).optional(),
   limit: integerParameter(1, 200).default(50),
   offset: integerParameter(0, Number.MAX_SAFE_INTEGER).default(0),

@@ -12,6 +12,7 @@ import { a2aContexts } from './0010-a2a-contexts.ts';
 import { oauthCodeReuseAndAppTokens } from './0011-oauth-code-reuse-and-app-tokens.ts';
 import { checkpointSchedule } from './0012-checkpoint-schedule.ts';
 import { runTraceContext } from './0013-run-trace-context.ts';
+import { runsList } from './0014-runs-list.ts';
 import { webhooks } from './0016-webhooks.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-oauth-code-reuse-and-app-tokens': oauthCodeReuseAndAppTokens,
   '0012-checkpoint-schedule': checkpointSchedule,
   '0013-run-trace-context': runTraceContext,
+  '0014-runs-list': runsList,
   '0016-webhooks': webhooks,
 };
 

@@ -1,13 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../domain/ids.ts';
-import type { FailureReason, Run, RunState, RunStatus } from '../../domain/run.ts';
+import type { FailureReason, Run, RunState, RunStatus, RunSummary } from '../../domain/run.ts';
 import type { RunSpec } from '../../domain/run-spec.ts';
 import type { RunTraceContext } from '../../domain/trace-context.ts';
-import type { NewRun, RunStore } from '../../engine/ports.ts';
+import type { NewRun, RunListQuery, RunStore } from '../../engine/ports.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery, type Param } from '../prepared-query.ts';
 import type { Database, RunsTable } from '../schema.ts';
+import { listRuns } from './run-list-query.ts';
 
 type RunRow = Selectable<RunsTable>;
 
@@ -63,7 +64,9 @@ export class RunRepository implements RunStore {
         .updateTable('runs')
         .set((eb) => ({
           attempt: eb('attempt', '+', 1),
-          status: 'running',
+          // A run waiting for client tool results stays `waiting` through a takeover or a wake-up: its
+          // round ends the wait once no call is pending (ToolCallStore.endWaiting).
+          status: eb.case().when('status', '=', 'waiting').then('waiting').else('running').end(),
           updated_at: param<string>('now'),
         }))
         .where('id', '=', param<string>('id'))
@@ -101,8 +104,31 @@ export class RunRepository implements RunStore {
       updated_at: now,
       ended_at: null,
     } satisfies RunRow;
-    await this.#insert.execute(this.#db, row);
+    const metadata = Object.entries(input.metadata);
+    if (metadata.length === 0) await this.#insert.execute(this.#db, row);
+    else {
+      // The list's metadata filters read these rows (migration 0014); a run without metadata needs none.
+      await this.#db.transaction().execute(async (trx) => {
+        await this.#insert.execute(trx, row);
+        await trx
+          .insertInto('run_metadata')
+          .values(
+            metadata.map(([key, value]) => ({
+              run_id: row.id,
+              workspace_id: row.workspace_id,
+              key,
+              value,
+              created_at: row.created_at,
+            })),
+          )
+          .execute();
+      });
+    }
     return toRun(row);
+  }
+
+  list(workspaceId: string, query: RunListQuery): Promise<RunSummary[]> {
+    return listRuns(this.#db, workspaceId, query);
   }
 
   async findById(workspaceId: string, id: string): Promise<Run | undefined> {

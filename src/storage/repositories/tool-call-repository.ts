@@ -11,22 +11,58 @@ export class ToolCallRepository implements ToolCallStore {
     this.#db = db;
   }
 
+  /**
+   * Stores the calls as pending and, in the same transaction, shows the run as `waiting` (before its
+   * `local_tool_call` events are visible: a client that sees a call finds the run waiting for it).
+   */
   async insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void> {
     if (calls.length === 0) return;
     const createdAt = nowIso();
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('tool_calls')
+        .values(
+          calls.map((call) => ({
+            run_id: runId,
+            tool_use_id: call.toolUseId,
+            name: call.name,
+            kind: call.kind,
+            status: 'pending',
+            result: null,
+            created_at: createdAt,
+            answered_at: null,
+          })),
+        )
+        .execute();
+      await trx
+        .updateTable('runs')
+        .set({ status: 'waiting' })
+        .where('id', '=', runId)
+        .where('status', '=', 'running')
+        .execute();
+    });
+  }
+
+  /**
+   * A `waiting` run with no call left pending is `running` again. Run after each answer is committed
+   * (the last of concurrent answers then sees every other) and when the run resumes its round. The
+   * run's `updated_at` stays: the sweep finds parked runs by answers newer than it.
+   */
+  async endWaiting(runId: string): Promise<void> {
     await this.#db
-      .insertInto('tool_calls')
-      .values(
-        calls.map((call) => ({
-          run_id: runId,
-          tool_use_id: call.toolUseId,
-          name: call.name,
-          kind: call.kind,
-          status: 'pending',
-          result: null,
-          created_at: createdAt,
-          answered_at: null,
-        })),
+      .updateTable('runs')
+      .set({ status: 'running' })
+      .where('id', '=', runId)
+      .where('status', '=', 'waiting')
+      .where(({ not, exists, selectFrom, lit }) =>
+        not(
+          exists(
+            selectFrom('tool_calls')
+              .select(lit(1).as('one'))
+              .where('tool_calls.run_id', '=', runId)
+              .where('tool_calls.status', '=', 'pending'),
+          ),
+        ),
       )
       .execute();
   }

@@ -132,7 +132,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List runs
+     * @description Newest first. Filters combine with AND: `status` (repeatable, any of), `agentId`, `sessionId`, `metadata` (repeatable `key:value`). Pages by `cursor` (the previous page's `nextCursor`): runs created meanwhile never shift a page. A credential with an agent allowlist sees only its agents' runs.
+     */
+    get: operations['listRuns'];
     put?: never;
     /**
      * Start a run
@@ -1377,6 +1381,59 @@ export interface components {
       /** @description The path of the run event stream (relative to the service). */
       streamUrl: string;
     };
+    RunList: {
+      /** @description Newest first. */
+      runs: components['schemas']['RunListEntry'][];
+      /** @description Pass as `cursor` for the next page; null after the last page. */
+      nextCursor: string | null;
+    };
+    RunListEntry: {
+      runId: string;
+      /** @description `waiting`: the run awaits a client tool result. */
+      status: components['schemas']['RunStatus'];
+      /** @description Null for an ephemeral spec. */
+      agentId: string | null;
+      /** @description Null for a one-shot run. */
+      sessionId: string | null;
+      /** @description Null until the run ends, as on the snapshot. */
+      model: components['schemas']['ModelInfo'] | null;
+      /** @description ISO 8601 date-time. */
+      createdAt: string;
+      endedAt: string | null;
+      /** @description Null until the run ends. */
+      tokens: components['schemas']['TokenUsage'] | null;
+      /** @description Null until the run ends. */
+      turns: number | null;
+      metadata: {
+        [key: string]: string;
+      };
+    };
+    /** @enum {string} */
+    RunStatus: 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+    /** @description The model a run was resolved to. */
+    ModelInfo: {
+      /** @description Catalog id (`<provider>/<vendorModelId>`); empty for legacy fallbacks. */
+      id: string;
+      /** @description Lowercase provider id. */
+      provider: string;
+      vendorModelId: string;
+      /**
+       * @description The resolved effort label; omitted when no level was requested or the model has no such knob.
+       * @enum {string}
+       */
+      reasoningEffort?: 'off' | 'low' | 'medium' | 'high';
+    };
+    /** @description Token counts of a run; 0 when a provider does not report a bucket, never null. */
+    TokenUsage: {
+      /** @description Total billable input: fresh prompt plus cached-read slice plus cache creation plus tool-prompt tokens, summed over the run. */
+      inputTokens: number;
+      /** @description The slice of inputTokens that hit a prompt cache (not added on top). */
+      cachedTokens: number;
+      /** @description Non-visible thinking tokens, already inside outputTokens. */
+      reasoningTokens: number;
+      /** @description All emitted tokens, visible plus reasoning. */
+      outputTokens: number;
+    };
     /** @description A run as stored; no live subscription. */
     RunSnapshot: {
       runId: string;
@@ -1415,8 +1472,6 @@ export interface components {
       /** @description The current task plan (the latest `task_plan` snapshot), once the run has one. */
       plan?: components['schemas']['PlanSnapshot'];
     };
-    /** @enum {string} */
-    RunStatus: 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
     /** @description The request as sent (inline attachment bytes replaced by their size) plus `effective`: the prompt, model, reasoning level, tools and timeout creation resolved. */
     RunSpec: {
       effective: {
@@ -1446,30 +1501,6 @@ export interface components {
       };
     } & {
       [key: string]: unknown;
-    };
-    /** @description Token counts of a run; 0 when a provider does not report a bucket, never null. */
-    TokenUsage: {
-      /** @description Total billable input: fresh prompt plus cached-read slice plus cache creation plus tool-prompt tokens, summed over the run. */
-      inputTokens: number;
-      /** @description The slice of inputTokens that hit a prompt cache (not added on top). */
-      cachedTokens: number;
-      /** @description Non-visible thinking tokens, already inside outputTokens. */
-      reasoningTokens: number;
-      /** @description All emitted tokens, visible plus reasoning. */
-      outputTokens: number;
-    };
-    /** @description The model a run was resolved to. */
-    ModelInfo: {
-      /** @description Catalog id (`<provider>/<vendorModelId>`); empty for legacy fallbacks. */
-      id: string;
-      /** @description Lowercase provider id. */
-      provider: string;
-      vendorModelId: string;
-      /**
-       * @description The resolved effort label; omitted when no level was requested or the model has no such knob.
-       * @enum {string}
-       */
-      reasoningEffort?: 'off' | 'low' | 'medium' | 'high';
     };
     /** @description Once the run has ended with a `result` or `error`: that event's `structuredOutput`, with the validated reply as `value`. */
     RunStructuredOutput: {
@@ -2576,6 +2607,129 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ModelList'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `insufficient_scope`: the access token lacks a scope this route requires
+       */
+      403: {
+        headers: {
+          /** @description Bearer error="insufficient_scope", scope="<the required scopes>" */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['ErrorBody'] | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listRuns: {
+    parameters: {
+      query?: {
+        /** @description Repeatable: runs in any of these statuses. */
+        status?: ('queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled')[];
+        /** @description Only this agent's runs. */
+        agentId?: string;
+        /** @description Only this session's runs. */
+        sessionId?: string;
+        /** @description Repeatable `key:value`, AND-combined. */
+        metadata?: string[];
+        /** @description Runs per page (default 50, at most 200). */
+        limit?: number;
+        /** @description The previous page's `nextCursor`. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of runs. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunList'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /**

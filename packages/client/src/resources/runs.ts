@@ -8,11 +8,27 @@ import type {
   RunCreated,
   RunCreateRequest,
   RunEvent,
+  RunList,
   RunSnapshot,
+  RunStatus,
   ToolResultAccepted,
   ToolResultBody,
 } from '../types.ts';
 import { segment, type WorkspaceContext } from './workspace-context.ts';
+
+/** Filters of `GET {ws}/agent-runs`, AND-combined. */
+export interface RunListQuery {
+  /** Runs in any of these statuses. */
+  status?: RunStatus | readonly RunStatus[];
+  agentId?: string;
+  sessionId?: string;
+  /** AND-combined `key: value` filters. */
+  metadata?: Readonly<Record<string, string>>;
+  /** Runs per page (default 50, at most 200). */
+  limit?: number;
+  /** The previous page's `nextCursor`. */
+  cursor?: string;
+}
 
 /** `{ws}/agent-runs`: one-shot runs, their stream, tool results, cancellation and feedback. */
 export class RunsResource {
@@ -32,6 +48,29 @@ export class RunsResource {
       path: this.#path(),
       body,
       startsRun: true,
+      ...options,
+    });
+  }
+
+  /**
+   * `GET {ws}/agent-runs`: a page of the workspace's runs, newest first; pass `nextCursor` back as
+   * `cursor` for the next page (null after the last).
+   */
+  list(query: RunListQuery = {}, options: RequestOptions = {}): Promise<RunList> {
+    const metadata = Object.entries(query.metadata ?? {}).map(([key, value]) => `${key}:${value}`);
+    const status =
+      query.status === undefined ? [] : typeof query.status === 'string' ? [query.status] : [...query.status];
+    return this.#context.transport.json({
+      method: 'GET',
+      path: this.#path(),
+      query: {
+        status,
+        agentId: query.agentId,
+        sessionId: query.sessionId,
+        metadata,
+        limit: query.limit,
+        cursor: query.cursor,
+      },
       ...options,
     });
   }

@@ -200,13 +200,19 @@ function endMessage(
 
 /**
  * The run's own metadata: which A2A message it answers and, streamed, in which task (a sent message's
- * task id is never shown to the peer); values too long for metadata are left out.
+ * task id is never shown to the peer); values metadata cannot hold (too long, or with U+0000) are left out.
  */
 function runMetadata(request: RequestContext, streamed: boolean): Record<string, string> {
   const entries = [
     ['a2a.messageId', request.userMessage.messageId],
     ...(streamed ? [['a2a.taskId', request.taskId]] : []),
-  ].filter(([, value]) => value !== undefined && value !== '' && value.length <= METADATA_VALUE_MAX_CHARS);
+  ].filter(
+    ([, value]) =>
+      value !== undefined &&
+      value !== '' &&
+      value.length <= METADATA_VALUE_MAX_CHARS &&
+      !value.includes('\u0000'),
+  );
   return Object.fromEntries(entries) as Record<string, string>;
 }
 

@@ -4,6 +4,7 @@ import { workspaceAuth } from '../../plugins/workspace-auth.ts';
 import type { AppResources } from '../../resources.ts';
 import { feedbackRoutes } from './feedback.ts';
 import { modelRoutes } from './models.ts';
+import { runListRoutes } from './run-list.ts';
 import { runRoutes } from './runs.ts';
 import { sessionRoutes } from './sessions.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -24,6 +25,13 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
     }),
   );
   app.addHook('onRequest', rateLimit({ counters: options.resources.rateCounters }));
-  for (const register of [modelRoutes, runRoutes, feedbackRoutes, sessionRoutes, webhookRoutes])
+  for (const register of [
+    modelRoutes,
+    runRoutes,
+    runListRoutes,
+    feedbackRoutes,
+    sessionRoutes,
+    webhookRoutes,
+  ])
     register(app, options.resources);
 }

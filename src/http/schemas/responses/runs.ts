@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RunFeedback } from '../../../domain/feedback.ts';
 import { RUN_STATUSES } from '../../../domain/run.ts';
 import { CLIENT_TOOL_KINDS } from '../../../domain/tool-ref.ts';
+import type { runListEntry } from '../../presenters/run-list-entry.ts';
 import type { runSnapshot } from '../../presenters/run-snapshot.ts';
 import { openObject } from './open-object.ts';
 import type { Admits } from './schema-agreement.ts';
@@ -103,6 +104,31 @@ export const runSnapshotSchema = z
   })
   .meta({ id: 'RunSnapshot', description: 'A run as stored; no live subscription.' });
 
+export const runListEntrySchema = z
+  .object({
+    runId: z.string(),
+    status: runStatusSchema.describe('`waiting`: the run awaits a client tool result.'),
+    agentId: z.string().nullable().describe('Null for an ephemeral spec.'),
+    sessionId: z.string().nullable().describe('Null for a one-shot run.'),
+    model: modelInfoSchema.nullable().describe('Null until the run ends, as on the snapshot.'),
+    createdAt: isoDate,
+    endedAt: isoDate.nullable(),
+    tokens: tokenUsageSchema.nullable().describe('Null until the run ends.'),
+    turns: turnsSchema.nullable().describe('Null until the run ends.'),
+    metadata: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'RunListEntry' });
+
+export const runListSchema = z
+  .object({
+    runs: z.array(runListEntrySchema).describe('Newest first.'),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe('Pass as `cursor` for the next page; null after the last page.'),
+  })
+  .meta({ id: 'RunList' });
+
 export const toolResultAcceptedSchema = z
   .object({
     toolUseId: z.string(),
@@ -150,5 +176,6 @@ export const feedbackListSchema = z
 
 export type _RunAnswersAgreeWithPresenters = [
   Admits<z.output<typeof runSnapshotSchema>, ReturnType<typeof runSnapshot>>,
+  Admits<z.output<typeof runListEntrySchema>, ReturnType<typeof runListEntry>>,
   Admits<z.output<typeof verdictSchema>, RunFeedback['verdict']>,
 ];
