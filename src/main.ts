@@ -127,6 +127,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     // (this process's own, or, from an API replica, the workers' through the wake channel).
     const wakeDeliverers = () => (webhooks ? webhooks.deliverer.wake() : wakes.announce());
     const writer = new EventLogWriter(wakingEventStore(repos.runEvents, wakeDeliverers), bus);
+    repos.toolCalls.onWaiting(wakeDeliverers);
     const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger: options.logger });
     const runService = new RunService({
       runs: repos.runs,
