@@ -109,19 +109,20 @@ for (const engine of ENGINES) {
 
       // The claimant died: once its lease ends, another claims the delivery.
       const again = await deliveries.claimDue(iso(now + 30_001), iso(now + 60_000));
-      assert.equal(again?.id, claimed[0]?.id);
+      assert.ok(again);
+      assert.equal(again.id, claimed[0]?.id);
       const outcome = {
         result: { ok: true, statusCode: 200, error: null },
         status: 'succeeded',
         nextAttemptAt: null,
       } as const;
-      await deliveries.recordAttempt(again!.id, iso(now + 30_000), outcome);
+      await deliveries.recordAttempt(again.id, iso(now + 30_000), outcome);
       assert.equal(
         (await deliveries.list(hook.id, 1, undefined))[0]?.attempts,
         0,
         'the lost lease recorded nothing',
       );
-      await deliveries.recordAttempt(again!.id, iso(now + 60_000), outcome);
+      await deliveries.recordAttempt(again.id, iso(now + 60_000), outcome);
       const [recorded] = await deliveries.list(hook.id, 1, undefined);
       assert.equal(recorded?.status, 'succeeded');
       assert.equal(recorded?.attempts, 1);
