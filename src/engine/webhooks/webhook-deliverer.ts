@@ -108,21 +108,9 @@ export class WebhookDeliverer {
   }
 
   async #attempt(delivery: ClaimedDelivery, leaseUntil: string): Promise<void> {
-    const { deliveries, sender, secrets, metrics, logger } = this.#options;
+    const { deliveries, metrics, logger } = this.#options;
     try {
-      const result = delivery.endpointEnabled
-        ? await sender.send(
-            {
-              id: delivery.id,
-              url: delivery.url,
-              payload:
-                delivery.payload ??
-                (await deliveries.fixPayload(delivery.id, await webhookPayload(this.#options, delivery))),
-              secret: secrets.open(delivery.secretSealed),
-            },
-            this.#stop.signal,
-          )
-        : { ok: false, statusCode: null, error: 'the endpoint is disabled' };
+      const result = await this.#send(delivery);
       if (this.#stop.signal.aborted) return;
       const outcome = this.#outcome(delivery, result);
       await deliveries.recordAttempt(delivery.id, leaseUntil, outcome);
@@ -142,6 +130,19 @@ export class WebhookDeliverer {
       // The lease runs out and the delivery is attempted again.
       logger.warn({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be recorded');
     }
+  }
+
+  /** One signed attempt; the body is fixed at the first one, so every retry sends the same bytes. */
+  async #send(delivery: ClaimedDelivery): Promise<AttemptResult> {
+    if (!delivery.endpointEnabled) return { ok: false, statusCode: null, error: 'the endpoint is disabled' };
+    const { deliveries, sender, secrets } = this.#options;
+    const payload =
+      delivery.payload ??
+      (await deliveries.fixPayload(delivery.id, await webhookPayload(this.#options, delivery)));
+    return sender.send(
+      { id: delivery.id, url: delivery.url, payload, secret: secrets.open(delivery.secretSealed) },
+      this.#stop.signal,
+    );
   }
 
   #outcome(delivery: ClaimedDelivery, result: AttemptResult): AttemptOutcome {
