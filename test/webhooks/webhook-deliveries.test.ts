@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { embeddedOnly } from '../support/deployment.ts';
 import { deferred } from '../support/waits.ts';
 import { startWebhookFixture, type WebhookFixture } from './webhook-fixture.ts';
 
@@ -153,4 +154,23 @@ describe('webhook deliveries (extensions §7)', () => {
     } while (cursor !== null);
     assert.deepEqual(seen, [...runIds].reverse());
   });
+
+  it(
+    'agent_runs_webhook_deliveries_total counts attempts by outcome (extensions §2)',
+    embeddedOnly('the worker process counts the attempts it makes, on its own /metrics'),
+    async () => {
+      const endpointId = await hooks.endpoint('/counted', {}, { status: 500 });
+      await hooks.runOnce('succeeded');
+      await hooks.deliveriesSettled(endpointId, 1, 'succeeded');
+      const { server } = hooks.runs;
+      const metrics = await fetch(`${server.baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${server.adminToken}` },
+      });
+      const text = await metrics.text();
+      for (const outcome of ['succeeded', 'retrying']) {
+        const line = new RegExp(`^agent_runs_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)`, 'm');
+        assert.ok(Number(line.exec(text)?.[1]) >= 1, `${outcome} counted`);
+      }
+    },
+  );
 });
