@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS } from './domain/webhooks.ts';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { ProviderKeys } from './providers/builtin-offerings.ts';
@@ -34,6 +35,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Port of the management listener (`/metrics`, `/healthz`, `/readyz` without a credential); unset: none. */
   metricsPort: number | undefined;
+  /** Delays before each webhook retry, in milliseconds (extensions §7); after the last, a delivery fails. */
+  webhookRetryScheduleMs: number[];
   tracing: TracingConfig;
 }
 
@@ -126,6 +129,15 @@ const envSchema = z.object({
     )
     .optional(),
   AGENT_RUNS_PLUGINS: z.string().transform(commaList).optional(),
+  AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .transform(commaList)
+    .refine(
+      (delays) => delays.every((delay) => /^\d+$/.test(delay) && Number(delay) <= 7 * 24 * 3_600_000),
+      'must be a comma-separated list of delays in whole milliseconds (each at most 7 days), such as 5000,300000',
+    )
+    .transform((delays) => delays.map(Number))
+    .optional(),
   AGENT_RUNS_METRICS_TOKEN: z.string().optional(),
   AGENT_RUNS_METRICS_PORT: z
     .string()
@@ -202,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     plugins: e.AGENT_RUNS_PLUGINS ?? [],
     metricsToken: e.AGENT_RUNS_METRICS_TOKEN,
     metricsPort: e.AGENT_RUNS_METRICS_PORT,
+    webhookRetryScheduleMs: e.AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE ?? [...DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS],
     tracing: {
       enabled:
         e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,

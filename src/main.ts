@@ -8,6 +8,8 @@ import { authServices } from './auth-services.ts';
 import { telemetryServices } from './telemetry-services.ts';
 import { createTransport } from './transport.ts';
 import { startWorker, workerModelPort, type EngineOptions } from './worker-services.ts';
+import { startWebhookDeliveries, webhookWakes } from './webhook-services.ts';
+import { wakingEventStore } from './engine/webhooks/waking-event-store.ts';
 import { buildApp } from './http/app.ts';
 import { buildManagementApp } from './http/management-app.ts';
 import type { AppResources } from './http/resources.ts';
@@ -120,7 +122,13 @@ export async function createService(config: Config, options: ServiceOptions): Pr
     const transport = await createTransport(config);
     const { bus, signals, queue, redis } = transport;
     let sweeper: LostRunSweeper | undefined;
-    const writer = new EventLogWriter(repos.runEvents, bus);
+    let webhooks: ReturnType<typeof startWebhookDeliveries> | undefined;
+    const wakes = webhookWakes(redis, config.redisPrefix);
+    // Deliveries commit with the terminal events that announce them: a deliverer sends them now
+    // (this process's own, or, from an API replica, the workers' through the wake channel).
+    const wakeDeliverers = () => (webhooks ? webhooks.deliverer.wake() : wakes.announce());
+    const writer = new EventLogWriter(wakingEventStore(repos.runEvents, wakeDeliverers), bus);
+    repos.toolCalls.onWaiting(wakeDeliverers);
     const dispatcher = new RunDispatcher({ dispatch: repos.dispatch, queue, logger: options.logger });
     const runService = new RunService({
       runs: repos.runs,
@@ -152,6 +160,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         writer,
         shutdown: shutdown.signal,
       });
+      webhooks = startWebhookDeliveries({ config, logger: options.logger, repos, secretBox, metrics, wakes });
     }
 
     const sessionService = new SessionService({
@@ -193,6 +202,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         events: repos.runEvents,
         bus,
         heartbeatMs,
+        wakeWebhooks: wakeDeliverers,
       },
     };
     const app = await buildApp(resources, {
@@ -221,6 +231,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
       );
       await sweeper?.close();
+      await webhooks?.stop();
       await dispatcher.close();
       await queue.close();
       clearTimeout(grace);

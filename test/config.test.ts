@@ -101,6 +101,24 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: comma-separated milliseconds (extensions §7 by default); anything else is refused at start', () => {
+    assert.deepEqual(
+      loadConfig({}).webhookRetryScheduleMs,
+      [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+    );
+    assert.deepEqual(
+      loadConfig({ AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '50, 100,0' }).webhookRetryScheduleMs,
+      [50, 100, 0],
+    );
+    for (const bad of ['5s', '-1', '1.5', '604800001']) {
+      assert.throws(
+        () => loadConfig({ AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: bad }),
+        /AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: .*milliseconds/,
+        bad,
+      );
+    }
+  });
+
   it('AGENT_RUNS_PLUGINS: operator plugin modules, comma-separated', () => {
     assert.deepEqual(loadConfig({}).plugins, []);
     assert.deepEqual(loadConfig({ AGENT_RUNS_PLUGINS: './a.ts, @acme/tools' }).plugins, [

@@ -16,6 +16,9 @@ export const ID_PREFIX = {
   session: 'ses',
   feedback: 'fb',
   file: 'file',
+  webhook: 'wh',
+  /** A webhook delivery: its `webhook-id`, the same on every attempt. */
+  webhookDelivery: 'msg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -27,3 +27,4 @@ export type * from './ports/workspace-admin.ts';
 export type * from './ports/metrics.ts';
 export type * from './ports/tracing.ts';
 export type * from './ports/idempotency.ts';
+export type * from './ports/webhooks.ts';

@@ -24,6 +24,8 @@ import type {
   WorkspaceProviderStore,
   WorkspaceStore,
   WorkspaceToolAdminStore,
+  WebhookDeliveryStore,
+  WebhookEndpointStore,
 } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
 import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
@@ -46,6 +48,8 @@ export interface AppStores {
   idempotencyKeys: IdempotencyKeyStore;
   /** Read by an idempotent session creation that takes over a crashed one's key. */
   sessions: Pick<SessionStore, 'findById'>;
+  webhookEndpoints: WebhookEndpointStore;
+  webhookDeliveries: WebhookDeliveryStore;
 }
 
 /** Everything route handlers use, built once by the composition root and injected into the app. */
@@ -72,6 +76,8 @@ export interface AppResources {
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */
     heartbeatMs: number;
+    /** This process's webhook deliverer looks at the outbox now (absent where none runs: the API role). */
+    wakeWebhooks?: () => void;
   };
   /** Rate-limit counters (memory when embedded, Redis in scale-out). */
   rateCounters: RateCounters;

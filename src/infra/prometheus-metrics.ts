@@ -1,5 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { FinishedRunStatus, MetricsExposition, ToolCallOutcome } from '../engine/ports.ts';
+import type {
+  FinishedRunStatus,
+  MetricsExposition,
+  ToolCallOutcome,
+  WebhookAttemptOutcome,
+} from '../engine/ports.ts';
 
 /** The exposition format's content type (`text/plain; version=0.0.4`). */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -107,6 +112,13 @@ export class PrometheusMetrics implements MetricsExposition {
     registers: [this.registry],
   });
 
+  private readonly webhookDeliveries = new Counter({
+    name: 'agent_runs_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by how they left the delivery: succeeded, failed for good, or retrying.',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   readonly #slugs = new Map<string, string>();
   readonly #workspaceSlugs: () => Promise<ReadonlyArray<{ id: string; slug: string }>>;
   readonly #onError: (error: unknown) => void;
@@ -121,13 +133,7 @@ export class PrometheusMetrics implements MetricsExposition {
   }) {
     this.#workspaceSlugs = options.workspaceSlugs;
     this.#onError = options.onError;
-    // Not built yet (webhooks, schedules): registered at 0 so dashboards and alerts can name them.
-    new Counter({
-      name: 'agent_runs_webhook_deliveries_total',
-      help: 'Webhook deliveries, by outcome.',
-      labelNames: ['outcome'],
-      registers: [this.registry],
-    });
+    // Not built yet (schedules): registered at 0 so dashboards and alerts can name it.
     new Counter({
       name: 'agent_runs_scheduled_runs_total',
       help: 'Runs created by schedules.',
@@ -184,6 +190,10 @@ export class PrometheusMetrics implements MetricsExposition {
   sseStream(delta: 1 | -1): void {
     this.sseOpen.inc(delta);
   }
+  webhookDelivery(outcome: WebhookAttemptOutcome): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
   rateLimited(bucket: string): void {
     this.rateLimitedCount.inc({ bucket });
   }

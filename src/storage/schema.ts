@@ -369,4 +369,35 @@ export interface Database {
   session_messages: SessionMessagesTable;
   a2a_contexts: A2aContextsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  description: string | null;
+  enabled: number;
+  secret_sealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  run_id: string;
+  event: string;
+  period: number;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  payload: string | null;
+  created_at: string;
 }

@@ -11,6 +11,7 @@ import type {
   RunsResource,
   RunStatus,
   SessionsResource,
+  WebhooksResource,
 } from '@agent-runs/client';
 import { GENERATED_TYPES_PATH, renderOpenApiTypes } from '../../packages/client/scripts/openapi-types.ts';
 import { startClientFixture, type ClientFixture } from './client-fixture.ts';
@@ -104,6 +105,15 @@ describe('the SDK types match the OpenAPI document the service serves', () => {
       settle(client.sessions.events(sessionId)),
     ]);
     await client.sessions.end(sessionId);
+    const hook = await client.webhooks.create({ url: 'https://example.com/hook' });
+    await Promise.all([
+      settle(client.webhooks.list()),
+      settle(client.webhooks.get(hook.id)),
+      settle(client.webhooks.update(hook.id, { enabled: false })),
+      settle(client.webhooks.deliveries(hook.id)),
+      settle(client.webhooks.retryDelivery(hook.id, 'msg_none')),
+    ]);
+    await client.webhooks.delete(hook.id);
     const agent = await fixture.server.admin('POST', `/workspaces/${fixture.slug}/agents`, {
       name: 'Helper',
       slug: 'helper',
@@ -170,4 +180,11 @@ export type MethodTypesMatchTheDocument = [
   Expect<Equal<Returns<SessionsResource['end']>, SuccessBody<'endSession'>>>,
   Expect<Equal<Returns<IdentityResource['userinfo']>, SuccessBody<'getUserInfo'>>>,
   Expect<Equal<Returns<HostedAgentsResource['card']>, SuccessBody<'getA2aAgentCard'>>>,
+  Expect<Equal<Parameters<WebhooksResource['create']>[0], RequestBody<'createWebhook'>>>,
+  Expect<Equal<Returns<WebhooksResource['create']>, SuccessBody<'createWebhook'>>>,
+  Expect<Equal<Returns<WebhooksResource['list']>, SuccessBody<'listWebhooks'>>>,
+  Expect<Equal<Returns<WebhooksResource['get']>, SuccessBody<'getWebhook'>>>,
+  Expect<Equal<Parameters<WebhooksResource['update']>[1], RequestBody<'updateWebhook'>>>,
+  Expect<Equal<Returns<WebhooksResource['update']>, SuccessBody<'updateWebhook'>>>,
+  Expect<Equal<Returns<WebhooksResource['deliveries']>, SuccessBody<'listWebhookDeliveries'>>>,
 ];

@@ -41,6 +41,19 @@ describe('scopes required by a route', () => {
     assert.equal(response.statusCode, 200);
   });
 
+  it('an API-keys-only route (an empty scope list) refuses access tokens: 403 insufficient_scope, required "api_key" (extensions)', async () => {
+    const app = Fastify();
+    const principal = { kind: 'oauth_token', scopes: ['runs:write'] } as unknown as OAuthTokenPrincipal;
+    app.get('/route', { config: { scopes: [] } }, async (request, reply) => {
+      return sendMissingScopes(reply, principal, request.routeOptions.config.scopes) ?? { ok: true };
+    });
+    const response = await app.inject({ method: 'GET', url: '/route' });
+    await app.close();
+    assert.equal(response.statusCode, 403);
+    assert.equal(response.json().error, 'insufficient_scope');
+    assert.equal(response.json().required, 'api_key');
+  });
+
   it('a route that declares no scope is closed to access tokens', async () => {
     const response = await callWith(['runs:write']);
     assert.equal(response.statusCode, 403);

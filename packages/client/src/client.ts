@@ -8,6 +8,7 @@ import { ModelsResource } from './resources/models.ts';
 import { ReplyFeedbackResource } from './resources/reply-feedback.ts';
 import { RunsResource } from './resources/runs.ts';
 import { SessionsResource } from './resources/sessions.ts';
+import { WebhooksResource } from './resources/webhooks.ts';
 import { segment } from './resources/workspace-context.ts';
 
 export interface AgentRunsClientOptions {
@@ -41,6 +42,8 @@ export class AgentRunsClient {
   readonly replyFeedback: ReplyFeedbackResource;
   readonly identity: IdentityResource;
   readonly hostedAgents: HostedAgentsResource;
+  /** Webhook endpoints and their deliveries (API keys only). */
+  readonly webhooks: WebhooksResource;
   readonly #authorizer: Authorizer;
 
   constructor(options: AgentRunsClientOptions) {
@@ -68,6 +71,7 @@ export class AgentRunsClient {
     this.replyFeedback = new ReplyFeedbackResource(context);
     this.identity = new IdentityResource(context);
     this.hostedAgents = new HostedAgentsResource(context);
+    this.webhooks = new WebhooksResource(context);
   }
 
   /** The OAuth tokens currently in use (after any refresh); undefined for an API key. */

@@ -27,7 +27,7 @@ export interface RequestOptions {
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
 export interface HttpCall extends RequestOptions {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path from the service root, e.g. `/api/v1/workspaces/acme/models`. */
   path: string;
   query?: Readonly<Record<string, QueryValue>>;

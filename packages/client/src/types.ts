@@ -83,6 +83,17 @@ export type Feedback = Schemas['Feedback'];
 export type FeedbackEntry = Schemas['FeedbackEntry'];
 export type FeedbackList = Schemas['FeedbackList'];
 
+// Webhooks
+
+export type WebhookEvent = Schemas['WebhookEvent'];
+export type CreateWebhookEndpoint = Schemas['CreateWebhookEndpoint'];
+export type UpdateWebhookEndpoint = Schemas['UpdateWebhookEndpoint'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type CreatedWebhookEndpoint = Schemas['CreatedWebhookEndpoint'];
+export type WebhookEndpointList = Schemas['WebhookEndpointList'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryList = Schemas['WebhookDeliveryList'];
+
 // Models and identity
 
 export type ModelList = Schemas['ModelList'];

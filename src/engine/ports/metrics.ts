@@ -30,7 +30,12 @@ export interface RunMetrics {
   sseStream(delta: 1 | -1): void;
   rateLimited(bucket: string): void;
   httpRequest(method: string, route: string, status: number, durationSeconds: number): void;
+  /** One webhook attempt: the delivery succeeded, failed for good, or will be retried. */
+  webhookDelivery(outcome: WebhookAttemptOutcome): void;
 }
+
+/** How a webhook attempt left its delivery, as the deliveries counter labels it. */
+export type WebhookAttemptOutcome = 'succeeded' | 'failed' | 'retrying';
 
 /** The metrics as the process counts them and as `/metrics` exposes them. */
 export interface MetricsExposition extends RunMetrics {
@@ -52,4 +57,5 @@ export const noMetrics: RunMetrics = {
   sseStream: () => {},
   rateLimited: () => {},
   httpRequest: () => {},
+  webhookDelivery: () => {},
 };

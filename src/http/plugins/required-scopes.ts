@@ -12,11 +12,19 @@ export function sendMissingScopes(
   principal: OAuthTokenPrincipal,
   required: readonly OAuthScope[] | undefined,
 ): FastifyReply | undefined {
-  if (required === undefined || required.length === 0) {
+  if (required === undefined) {
     return reply.status(403).send({
       error: 'forbidden',
       code: 'forbidden',
       message: 'this route is not available to OAuth access tokens',
+    });
+  }
+  // An empty list marks a route for API keys only (extensions: "API keys only").
+  if (required.length === 0) {
+    return reply.status(403).send({
+      error: 'insufficient_scope',
+      required: 'api_key',
+      message: 'this route takes an API key; OAuth access tokens are refused',
     });
   }
   const missing = missingScopes(principal, required);

@@ -14,6 +14,7 @@ import { checkpointSchedule } from './0012-checkpoint-schedule.ts';
 import { runTraceContext } from './0013-run-trace-context.ts';
 import { runsList } from './0014-runs-list.ts';
 import { idempotencyKeys } from './0015-idempotency-keys.ts';
+import { webhooks } from './0016-webhooks.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-run-trace-context': runTraceContext,
   '0014-runs-list': runsList,
   '0015-idempotency-keys': idempotencyKeys,
+  '0016-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -22,6 +22,8 @@ import { UserRepository } from './user-repository.ts';
 import { WorkspaceProviderRepository } from './workspace-provider-repository.ts';
 import { WorkspaceRepository } from './workspace-repository.ts';
 import { WorkspaceToolRepository } from './workspace-tool-repository.ts';
+import { WebhookDeliveryRepository } from './webhook-delivery-repository.ts';
+import { WebhookEndpointRepository } from './webhook-endpoint-repository.ts';
 
 export interface Repositories {
   workspaces: WorkspaceRepository;
@@ -46,6 +48,8 @@ export interface Repositories {
   pluginRecords: PluginRecordRepository;
   a2aContexts: A2aContextRepository;
   idempotencyKeys: IdempotencyKeyRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -72,5 +76,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     pluginRecords: new PluginRecordRepository(db),
     a2aContexts: new A2aContextRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
+    webhookEndpoints: new WebhookEndpointRepository(db),
+    webhookDeliveries: new WebhookDeliveryRepository(db),
   };
 }

@@ -5,6 +5,8 @@ import { nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import { fencedRuns } from './attempt-fence.ts';
 import { appendSessionTurn, releaseSessionRun } from './session-repository.ts';
+import { insertWebhookDeliveries } from './webhook-delivery-repository.ts';
+import { terminalWebhookEvent } from '../../domain/webhooks.ts';
 import type { Database } from '../schema.ts';
 
 /** Rows per insert statement: a bigger commit is split, so at most this many statement shapes get compiled. */
@@ -113,6 +115,9 @@ export class RunEventRepository implements EventStore, RunEventLookup {
         model: toJson(outcome.model),
         endedAt: createdAt,
       });
+      // The outbox: the run's webhook deliveries commit with its terminal event, or not at all.
+      const event = terminalWebhookEvent(outcome.status);
+      if (event) await insertWebhookDeliveries(trx, runId, event, 0, createdAt);
     }
   }
 

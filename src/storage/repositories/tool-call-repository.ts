@@ -3,6 +3,7 @@ import type { ClientToolResult, ToolCallRecord, ToolCallStatus } from '../../dom
 import { fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import type { NewToolCall, ToolCallStore } from '../../engine/ports.ts';
 import type { Database, ToolCallsTable } from '../schema.ts';
+import { insertWebhookDeliveries } from './webhook-delivery-repository.ts';
 
 /** Pending client tool calls and their answers; the row is what makes an answer count exactly once. */
 export class ToolCallRepository implements ToolCallStore {
@@ -34,13 +35,29 @@ export class ToolCallRepository implements ToolCallStore {
           })),
         )
         .execute();
-      await trx
+      const parked = await trx
         .updateTable('runs')
         .set({ status: 'waiting' })
         .where('id', '=', runId)
         .where('status', '=', 'running')
-        .execute();
+        .executeTakeFirst();
+      if (parked.numUpdatedRows === 0n) return;
+      // A waiting period begins: its run.waiting deliveries commit with it (the outbox). The period is
+      // told apart by the run's count of calls so far, which every later round raises.
+      const { count } = await trx
+        .selectFrom('tool_calls')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      await insertWebhookDeliveries(trx, runId, 'run.waiting', Number(count), createdAt);
     });
+    this.#onWaiting?.();
+  }
+
+  /** Told after a run starts a waiting period (its webhook deliveries can be sent now). */
+  #onWaiting: (() => void) | undefined;
+  onWaiting(listener: () => void): void {
+    this.#onWaiting = listener;
   }
 
   /**

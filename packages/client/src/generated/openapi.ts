@@ -391,6 +391,83 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workspaces/{workspaceSlug}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the workspace's webhook endpoints */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description Events default to the three terminal ones. The answer holds the signing secret, shown only here.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspaceSlug}/webhooks/{webhookId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a webhook endpoint */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint and its delivery log */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /** Change a webhook endpoint */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspaceSlug}/webhooks/{webhookId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An endpoint's delivery log, newest first */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspaceSlug}/webhooks/{webhookId}/deliveries/{deliveryId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery again now
+     * @description The delivery is attempted again at once, with the same `webhook-id`.
+     */
+    post: operations['retryWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/a2a/{workspaceSlug}/agents/{agentSlug}': {
     parameters: {
       query?: never;
@@ -1226,6 +1303,18 @@ export interface components {
       };
       localToolTimeoutMs?: number;
     };
+    CreateWebhookEndpoint: {
+      url: string;
+      events?: ('run.succeeded' | 'run.failed' | 'run.cancelled' | 'run.waiting')[];
+      description?: string | null;
+      enabled?: boolean;
+    };
+    UpdateWebhookEndpoint: {
+      url?: string;
+      events?: ('run.succeeded' | 'run.failed' | 'run.cancelled' | 'run.waiting')[];
+      description?: string | null;
+      enabled?: boolean;
+    };
     A2aJsonRpcRequest: {
       /** @constant */
       jsonrpc: '2.0';
@@ -2020,6 +2109,55 @@ export interface components {
       type: 'message';
       role: string;
       text: string;
+    };
+    CreatedWebhookEndpoint: {
+      id: string;
+      url: string;
+      events: components['schemas']['WebhookEvent'][];
+      description: string | null;
+      enabled: boolean;
+      /** @description ISO 8601 date-time. */
+      createdAt: string;
+      /** @description ISO 8601 date-time. */
+      updatedAt: string;
+      /** @description `whsec_` + base64 of 32 random bytes: the signing secret, shown only in this answer. */
+      secret: string;
+    };
+    /** @enum {string} */
+    WebhookEvent: 'run.succeeded' | 'run.failed' | 'run.cancelled' | 'run.waiting';
+    WebhookEndpointList: {
+      webhooks: components['schemas']['WebhookEndpoint'][];
+    };
+    /** @description A webhook endpoint, without its secret. */
+    WebhookEndpoint: {
+      id: string;
+      url: string;
+      events: components['schemas']['WebhookEvent'][];
+      description: string | null;
+      enabled: boolean;
+      /** @description ISO 8601 date-time. */
+      createdAt: string;
+      /** @description ISO 8601 date-time. */
+      updatedAt: string;
+    };
+    WebhookDeliveryList: {
+      deliveries: components['schemas']['WebhookDelivery'][];
+      /** @description Pass as `cursor` for the next page; null on the last. */
+      nextCursor: string | null;
+    };
+    WebhookDelivery: {
+      /** @description The `webhook-id` header of every attempt. */
+      id: string;
+      event: components['schemas']['WebhookEvent'];
+      runId: string;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+      attempts: number;
+      lastStatusCode: number | null;
+      lastError: string | null;
+      nextAttemptAt: string | null;
+      /** @description ISO 8601 date-time. */
+      createdAt: string;
     };
     /** @description A workspace agent's A2A v0.3 Agent Card. */
     A2aAgentCard: {
@@ -4400,6 +4538,789 @@ export interface operations {
       };
       /** @description - `idempotency_key_reused`: this Idempotency-Key was used on this route for a request with a different body */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoints, without secrets. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointList'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateWebhookEndpoint'];
+      };
+    };
+    responses: {
+      /** @description The endpoint, with its secret. */
+      201: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedWebhookEndpoint'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint, without its secret. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['UpdateWebhookEndpoint'];
+      };
+    };
+    responses: {
+      /** @description The endpoint as changed. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryList'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  retryWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        webhookId: string;
+        /** @description A path parameter. */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery is due again. */
+      202: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
         headers: {
           [name: string]: unknown;
         };

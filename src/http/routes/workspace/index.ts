@@ -8,6 +8,7 @@ import { modelRoutes } from './models.ts';
 import { runListRoutes } from './run-list.ts';
 import { runRoutes } from './runs.ts';
 import { sessionRoutes } from './sessions.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Every route under `/api/v1/workspaces/:workspaceSlug`, behind the credential check. */
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
@@ -33,6 +34,13 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
   app.addHook('onRequest', rateLimit({ counters: rateCounters, deferred: meteringDeferred }));
   app.addHook('preHandler', idempotency.preHandler);
   app.addHook('onSend', idempotency.onSend);
-  for (const register of [modelRoutes, runRoutes, runListRoutes, feedbackRoutes, sessionRoutes])
+  for (const register of [
+    modelRoutes,
+    runRoutes,
+    runListRoutes,
+    feedbackRoutes,
+    sessionRoutes,
+    webhookRoutes,
+  ])
     register(app, options.resources);
 }

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
+import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
+import { eventually } from '../support/waits.ts';
+import { WebhookReceiver } from '../webhooks/webhook-receiver.ts';
+import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
+
+const RUNS = 12;
+
+describe('scale-out: webhook deliveries across two workers, one SIGKILLed with deliveries due', () => {
+  let cluster: Cluster;
+  let fake: FakeProviderServer;
+  let receiver: WebhookReceiver;
+  let headers: Record<string, string>;
+  const api = () => `${cluster.apis[0]!.baseUrl!}/api/v1/workspaces/acme`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${api()}${path}`, {
+      method,
+      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
+  };
+
+  before(async () => {
+    fake = await startFakeAnthropic();
+    receiver = await new WebhookReceiver().start();
+    // The first attempt of each delivery fails and the retry comes 4 s later: the kill lands once every
+    // first attempt is recorded, while every delivery is pending and none is in flight.
+    cluster = await startCluster({
+      apis: 1,
+      workers: 2,
+      env: { AGENT_RUNS_FETCH_ALLOW: '127.0.0.1/32', AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000' },
+    });
+    headers = {
+      authorization: `Bearer ${await provisionAcme(cluster.apis[0]!.baseUrl!, cluster.adminToken, fake.url)}`,
+    };
+  });
+  after(async () => {
+    await cluster?.stop();
+    await fake?.close();
+    await receiver?.close();
+  });
+
+  it('0 lost, 0 doubled: each delivery is attempted exactly twice (one 500, one 200) under one webhook-id', async () => {
+    const created = await call('POST', '/webhooks', { url: `${receiver.url}/hook` });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const firstSeen = new Set<string>();
+    receiver.answerWith('/hook', created.body.secret, (attempt) => {
+      const id = String(attempt?.headers['webhook-id']);
+      if (firstSeen.has(id)) return 200;
+      firstSeen.add(id);
+      return 500;
+    });
+    fake.enqueue(...Array.from({ length: RUNS }, (_, index) => ({ text: [`reply ${index}`] })));
+    const runIds: string[] = [];
+    for (let index = 0; index < RUNS; index++) {
+      const run = await call('POST', '/agent-runs', { systemPrompt: 's', prompt: `p${index}` });
+      assert.equal(run.status, 202);
+      runIds.push(run.body.runId);
+    }
+    await eventually(
+      async () => {
+        const log = (await call('GET', `/webhooks/${created.body.id}/deliveries?limit=100`)).body.deliveries;
+        return log.length === RUNS && log.every((delivery: { attempts: number }) => delivery.attempts === 1);
+      },
+      `the first attempt of all ${RUNS} deliveries recorded`,
+      { intervalMs: 20 },
+    );
+    assert.equal(receiver.at('/hook').length, RUNS, 'no retry has begun: the kill finds every delivery due');
+    assert.equal(await cluster.workers[0]!.kill('SIGKILL'), null);
+
+    const ids = () => new Set(receiver.at('/hook').map((attempt) => String(attempt.headers['webhook-id'])));
+    await eventually(() => receiver.at('/hook').length >= 2 * RUNS, `${2 * RUNS} attempts`, {
+      intervalMs: 50,
+    });
+    let deliveries: Array<{ runId: string; status: string; attempts: number }> = [];
+    await eventually(
+      async () => {
+        deliveries = (await call('GET', `/webhooks/${created.body.id}/deliveries?limit=100`)).body.deliveries;
+        return deliveries.length === RUNS && deliveries.every((delivery) => delivery.status === 'succeeded');
+      },
+      'every delivery succeeded',
+      { intervalMs: 100 },
+    );
+    assert.equal(receiver.unverified.length, 0, receiver.unverified.join('; '));
+    assert.equal(ids().size, RUNS, 'one webhook-id per run');
+    assert.equal(receiver.at('/hook').length, 2 * RUNS, 'no attempt doubled');
+    assert.deepEqual(
+      deliveries.map((delivery) => delivery.attempts),
+      Array(RUNS).fill(2),
+    );
+    assert.deepEqual(
+      deliveries.map((delivery) => delivery.runId).sort(),
+      [...runIds].sort(),
+      'one delivery per run: none lost',
+    );
+  });
+});
