@@ -29,11 +29,14 @@ const testOptions = { skip, timeout: 300_000 };
  */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 
+/** The phone width every page must fit without sideways scrolling. */
+const NARROW_WIDTH = 375;
+
 const VARIANTS = [
   { name: 'light-wide', colorScheme: 'light', viewport: { width: 1280, height: 800 } },
   { name: 'dark-wide', colorScheme: 'dark', viewport: { width: 1280, height: 800 } },
-  { name: 'light-narrow', colorScheme: 'light', viewport: { width: 375, height: 812 } },
-  { name: 'dark-narrow', colorScheme: 'dark', viewport: { width: 375, height: 812 } },
+  { name: 'light-narrow', colorScheme: 'light', viewport: { width: NARROW_WIDTH, height: 812 } },
+  { name: 'dark-narrow', colorScheme: 'dark', viewport: { width: NARROW_WIDTH, height: 812 } },
 ] as const;
 
 describe(
@@ -45,13 +48,20 @@ describe(
     let fixture: ConsoleFixture;
     let browser: Browser;
     let screenshots: string;
-    const ids = { toolRun: '', doneRun: '', sessionId: '' };
+    const ids = { toolRun: '', doneRun: '', longRun: '', sessionId: '' };
 
     before(async () => {
       if (skip) return;
       screenshots = SCREENSHOTS ? resolve(SCREENSHOTS) : await mkdtemp(join(tmpdir(), 'console-pages-'));
       await mkdir(screenshots, { recursive: true });
       fixture = await startConsoleFixture('acme');
+      // Long unbroken text, a long JSON tool input and a long metadata value: they wrap in their box.
+      ids.longRun = await fixture.startRun({
+        modelId: 'mock/slow-echo',
+        tools: [LOOKUP_TOOL],
+        prompt: `${'x'.repeat(300)} call lookup {"city":"${'Llanfairpwllgwyngyll'.repeat(12)}"}`,
+        metadata: { trace: 'z'.repeat(200) },
+      });
       // Something on every page: a run with an answered client tool call, others in the list, a session.
       ids.toolRun = await fixture.startRun({
         modelId: 'mock/slow-echo',
@@ -96,6 +106,31 @@ describe(
       if (screenshots && !SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     });
 
+    /**
+     * On a narrow screen every run of the list shows its status inside the window: each row's status
+     * cell (found by role, with its column header) holds the status the API reports, fully in view.
+     */
+    async function statusesOutOfView(page: Page, variant: string): Promise<string[]> {
+      const problems: string[] = [];
+      const { runs } = await fixture.get('/agent-runs?limit=25');
+      const innerWidth = await page.evaluate<number>('window.innerWidth');
+      const table = page.getByRole('table', { name: 'Runs, newest first' });
+      const headers = await table.getByRole('columnheader').allTextContents();
+      assert.equal(headers[1], 'Status', 'the second column is the status');
+      for (const run of runs as { runId: string; status: string }[]) {
+        const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: run.runId }) });
+        const status = row.getByRole('cell').nth(1).getByText(run.status, { exact: true });
+        await status.waitFor();
+        const box = await status.boundingBox();
+        if (!box || box.x < 0 || box.x + box.width > innerWidth)
+          problems.push(
+            `runs ${variant}: the status of ${run.runId} is at ${JSON.stringify(box)}, outside 0–${innerWidth} px`,
+          );
+      }
+      assert.ok(runs.length >= 4, `${runs.length} runs in the list`);
+      return problems;
+    }
+
     /** Opens a page by its address, waits for its heading and the text that says it loaded. */
     async function open(page: Page, hash: string, heading: string | RegExp, loaded: string | RegExp) {
       await page.goto(`${fixture.server.baseUrl}/console#${hash}`);
@@ -114,7 +149,20 @@ describe(
             viewport: variant.viewport,
           });
           const page = await context.newPage();
+          const narrow = variant.viewport.width <= NARROW_WIDTH;
+          /** At 375 px nothing makes the page itself wider than the window (extensions §12, task H). */
+          const fitsTheWindow = async (name: string) => {
+            if (!narrow) return;
+            const [scrollWidth, innerWidth] = await page.evaluate<[number, number]>(
+              '[document.documentElement.scrollWidth, window.innerWidth]',
+            );
+            if (scrollWidth > innerWidth)
+              failures.push(
+                `${name} ${variant.name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`,
+              );
+          };
           const check = async (name: string) => {
+            await fitsTheWindow(name);
             for (const violation of await seriousAxeViolations(page))
               failures.push(`${name} ${variant.name}: ${violation}`);
             // The finished run's usage and feedback are below the fold: that one is taken whole.
@@ -129,10 +177,20 @@ describe(
           await signIn(page, fixture);
           await page.getByRole('link', { name: ids.toolRun }).waitFor();
           await check('runs');
+          if (narrow) failures.push(...(await statusesOutOfView(page, variant.name)));
           await open(page, `/runs/${ids.toolRun}`, /^Run run_/, 'Waiting for a client to answer this call.');
           await check('run');
           await open(page, `/runs/${ids.doneRun}`, /^Run run_/, 'Feedback');
           await check('run-done');
+          if (narrow) {
+            await open(
+              page,
+              `/runs/${ids.longRun}`,
+              /^Run run_/,
+              'Waiting for a client to answer this call.',
+            );
+            await fitsTheWindow('run-long');
+          }
           await open(page, '/sessions', 'Sessions', 'What is the capital of Portugal?');
           await check('sessions');
           await open(page, `/sessions/${ids.sessionId}`, /^Session ses_/, 'And its population?');
