@@ -29,6 +29,11 @@ const testOptions = { skip, timeout: 300_000 };
  */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 
+interface AxNode {
+  role?: { value?: unknown };
+  name?: { value?: unknown };
+}
+
 /** The phone width every page must fit without sideways scrolling. */
 const NARROW_WIDTH = 375;
 
@@ -128,6 +133,20 @@ describe(
           );
       }
       assert.ok(runs.length >= 4, `${runs.length} runs in the list`);
+      // Chrome's own accessibility tree (not Playwright's reading of the DOM) still has a table with its
+      // column headers once the rows are stacked blocks, and the visible labels are not spoken again.
+      const cdp = await page.context().newCDPSession(page);
+      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AxNode[] };
+      await cdp.detach();
+      const named = (role: string) =>
+        nodes.filter((node) => node.role?.value === role).map((node) => String(node.name?.value));
+      assert.ok(named('table').includes('Runs, newest first'), `tables: ${named('table').join(', ')}`);
+      assert.deepEqual(named('columnheader').slice(0, 2), ['Run', 'Status']);
+      for (const run of runs as { status: string }[])
+        assert.ok(
+          named('cell').includes(run.status),
+          `a cell named "${run.status}", not "Status ${run.status}"`,
+        );
       return problems;
     }
 
