@@ -1,4 +1,4 @@
-import { ErrorNotice, PageHeading, TableRegion, formatNumber, html } from './ui.js';
+import { Cell, ErrorNotice, PageHeading, Row, TableRegion, formatNumber, html } from './ui.js';
 
 function price(value) {
   return value === null || value === undefined ? '—' : `$${value}`;
@@ -13,42 +13,36 @@ export function ModelsPage({ models }) {
         ? html`<p role="status">Loading the catalog…</p>`
         : models.list.length === 0
           ? html`<p role="status">This workspace has no model.</p>`
-          : html`<${TableRegion} label="Models">
-              <table>
-                <caption class="visually-hidden">
-                  The workspace's models; prices in USD per million tokens
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Model id</th>
-                    <th scope="col">Label</th>
-                    <th scope="col">Provider</th>
-                    <th scope="col">Source</th>
-                    <th scope="col">Context window</th>
-                    <th scope="col">Input per 1M</th>
-                    <th scope="col">Output per 1M</th>
-                    <th scope="col">Cached input per 1M</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${models.list.map(
-                    (model) =>
-                      html`<tr key=${model.id}>
-                        <td>
-                          <code>${model.id}</code
-                          >${model.id === models.defaultModelId ? html` <span class="tag">default</span>` : null}
-                        </td>
-                        <td>${model.label}</td>
-                        <td>${model.provider}</td>
-                        <td>${model.source}</td>
-                        <td>${formatNumber(model.contextWindowTokens)}</td>
-                        <td>${price(model.pricing?.inputPer1MUsd)}</td>
-                        <td>${price(model.pricing?.outputPer1MUsd)}</td>
-                        <td>${price(model.pricing?.cacheReadPer1MUsd)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
+          : html`<${TableRegion}
+              label="Models"
+              caption="The workspace's models; prices in USD per million tokens"
+              columns=${[
+                'Model id',
+                'Label',
+                'Provider',
+                'Source',
+                'Context window',
+                'Input per 1M',
+                'Output per 1M',
+                'Cached input per 1M',
+              ]}
+            >
+              ${models.list.map(
+                (model) =>
+                  html`<${Row} key=${model.id}>
+                    <${Cell} label="Model id"
+                      ><code>${model.id}</code
+                      >${model.id === models.defaultModelId ? html` <span class="tag">default</span>` : null}<//
+                    >
+                    <${Cell} label="Label">${model.label}<//>
+                    <${Cell} label="Provider">${model.provider}<//>
+                    <${Cell} label="Source">${model.source}<//>
+                    <${Cell} label="Context window">${formatNumber(model.contextWindowTokens)}<//>
+                    <${Cell} label="Input per 1M">${price(model.pricing?.inputPer1MUsd)}<//>
+                    <${Cell} label="Output per 1M">${price(model.pricing?.outputPer1MUsd)}<//>
+                    <${Cell} label="Cached input per 1M">${price(model.pricing?.cacheReadPer1MUsd)}<//>
+                  <//>`,
+              )}
             <//>`
     }`;
 }

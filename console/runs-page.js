@@ -1,8 +1,10 @@
 import { useEffect, useState } from './preact-htm.js';
 import { queryString } from './api.js';
 import {
+  Cell,
   ErrorNotice,
   PageHeading,
+  Row,
   StatusBadge,
   TableRegion,
   TERMINAL_STATUSES,
@@ -117,39 +119,27 @@ export function RunsPage({ api, query }) {
         ? html`<p role="status">Loading runs…</p>`
         : page.runs.length === 0
           ? html`<p role="status">No runs match.</p>`
-          : html`<${TableRegion} label="Runs">
-              <table>
-                <caption class="visually-hidden">
-                  Runs, newest first
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Run</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Model</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Tokens</th>
-                    <th scope="col">Turns</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${page.runs.map(
-                    (run) =>
-                      html`<tr key=${run.runId}>
-                        <td><a href=${`#/runs/${encodeURIComponent(run.runId)}`}>${run.runId}</a></td>
-                        <td><${StatusBadge} status=${run.status} /></td>
-                        <td>${run.agentId ?? 'ephemeral'}</td>
-                        <td>${run.model?.id || run.model?.vendorModelId || '—'}</td>
-                        <td>${formatDate(run.createdAt)}</td>
-                        <td>
-                          ${run.tokens ? formatNumber(run.tokens.inputTokens + run.tokens.outputTokens) : '—'}
-                        </td>
-                        <td>${formatNumber(run.turns)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
+          : html`<${TableRegion}
+              label="Runs"
+              caption="Runs, newest first"
+              columns=${['Run', 'Status', 'Agent', 'Model', 'Created', 'Tokens', 'Turns']}
+            >
+              ${page.runs.map(
+                (run) =>
+                  html`<${Row} key=${run.runId}>
+                    <${Cell} label="Run"
+                      ><a href=${`#/runs/${encodeURIComponent(run.runId)}`}>${run.runId}</a><//
+                    >
+                    <${Cell} label="Status"><${StatusBadge} status=${run.status} /><//>
+                    <${Cell} label="Agent">${run.agentId ?? 'ephemeral'}<//>
+                    <${Cell} label="Model">${run.model?.id || run.model?.vendorModelId || '—'}<//>
+                    <${Cell} label="Created">${formatDate(run.createdAt)}<//>
+                    <${Cell} label="Tokens"
+                      >${run.tokens ? formatNumber(run.tokens.inputTokens + run.tokens.outputTokens) : '—'}<//
+                    >
+                    <${Cell} label="Turns">${formatNumber(run.turns)}<//>
+                  <//>`,
+              )}
             <//>`
     }
     <div class="pager">

@@ -1,6 +1,6 @@
 import { useEffect, useState } from './preact-htm.js';
 import { queryString } from './api.js';
-import { ErrorNotice, PageHeading, StatusBadge, TableRegion, formatDate, html } from './ui.js';
+import { Cell, ErrorNotice, PageHeading, Row, StatusBadge, TableRegion, formatDate, html } from './ui.js';
 
 const PAGE_SIZE = 25;
 
@@ -76,37 +76,25 @@ export function SessionsPage({ api }) {
         ? html`<p role="status">Loading sessions…</p>`
         : page.sessions.length === 0
           ? html`<p role="status">No sessions.</p>`
-          : html`<${TableRegion} label="Sessions">
-              <table>
-                <caption class="visually-hidden">
-                  Sessions, most recently used first
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Session</th>
-                    <th scope="col">Summary</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Last interaction</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${page.sessions.map(
-                    (session) =>
-                      html`<tr key=${session.sessionId}>
-                        <td>
-                          <a href=${`#/sessions/${encodeURIComponent(session.sessionId)}`}
-                            >${session.sessionId}</a
-                          >
-                        </td>
-                        <td class="wrap">${session.summary || '—'}</td>
-                        <td><${StatusBadge} status=${session.status} /></td>
-                        <td>${formatDate(session.lastInteractionDate)}</td>
-                        <td>${formatDate(session.creationDate)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
+          : html`<${TableRegion}
+              label="Sessions"
+              caption="Sessions, most recently used first"
+              columns=${['Session', 'Summary', 'Status', 'Last interaction', 'Created']}
+            >
+              ${page.sessions.map(
+                (session) =>
+                  html`<${Row} key=${session.sessionId}>
+                    <${Cell} label="Session">
+                      <a href=${`#/sessions/${encodeURIComponent(session.sessionId)}`}
+                        >${session.sessionId}</a
+                      >
+                    <//>
+                    <${Cell} label="Summary" wrap>${session.summary || '—'}<//>
+                    <${Cell} label="Status"><${StatusBadge} status=${session.status} /><//>
+                    <${Cell} label="Last interaction">${formatDate(session.lastInteractionDate)}<//>
+                    <${Cell} label="Created">${formatDate(session.creationDate)}<//>
+                  <//>`,
+              )}
             <//>`
     }
     ${

@@ -36,9 +36,41 @@ export function formatNumber(value) {
   return value === null || value === undefined ? '—' : Number(value).toLocaleString();
 }
 
-/** A wide table in a region that scrolls sideways on a narrow screen, reachable by keyboard. */
-export function TableRegion({ label, children }) {
-  return html`<div class="table-region" role="region" aria-label=${label} tabindex="0">${children}</div>`;
+/**
+ * A list table in a keyboard-reachable region. Below the narrow breakpoint (console.css) each row is
+ * a stacked block and each cell shows its column's name from `data-label`; the explicit table roles
+ * keep the header associations for screen readers once CSS changes the rows' display.
+ */
+export function TableRegion({ label, caption, columns, children }) {
+  return html`<div class="table-region" role="region" aria-label=${label} tabindex="0">
+    <table class="stacking" role="table">
+      <caption class="visually-hidden">
+        ${caption}
+      </caption>
+      <thead role="rowgroup">
+        <tr role="row">
+          ${columns.map((column) => html`<th scope="col" role="columnheader">${column}</th>`)}
+        </tr>
+      </thead>
+      <tbody role="rowgroup">
+        ${children}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** A row of a TableRegion. */
+export function Row({ children }) {
+  return html`<tr role="row">
+    ${children}
+  </tr>`;
+}
+
+/** A cell of a TableRegion, labelled with its column's name for the stacked, narrow layout. */
+export function Cell({ label, wrap = false, children }) {
+  return html`<td role="cell" data-label=${label} class=${wrap ? 'wrap' : undefined}>
+    <span class="cell-value">${children}</span>
+  </td>`;
 }
 
 export const TERMINAL_STATUSES = new Set(['succeeded', 'failed', 'cancelled']);

@@ -29,11 +29,19 @@ const testOptions = { skip, timeout: 300_000 };
  */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 
+interface AxNode {
+  role?: { value?: unknown };
+  name?: { value?: unknown };
+}
+
+/** The phone width every page must fit without sideways scrolling. */
+const NARROW_WIDTH = 375;
+
 const VARIANTS = [
   { name: 'light-wide', colorScheme: 'light', viewport: { width: 1280, height: 800 } },
   { name: 'dark-wide', colorScheme: 'dark', viewport: { width: 1280, height: 800 } },
-  { name: 'light-narrow', colorScheme: 'light', viewport: { width: 375, height: 812 } },
-  { name: 'dark-narrow', colorScheme: 'dark', viewport: { width: 375, height: 812 } },
+  { name: 'light-narrow', colorScheme: 'light', viewport: { width: NARROW_WIDTH, height: 812 } },
+  { name: 'dark-narrow', colorScheme: 'dark', viewport: { width: NARROW_WIDTH, height: 812 } },
 ] as const;
 
 describe(
@@ -45,13 +53,20 @@ describe(
     let fixture: ConsoleFixture;
     let browser: Browser;
     let screenshots: string;
-    const ids = { toolRun: '', doneRun: '', sessionId: '' };
+    const ids = { toolRun: '', doneRun: '', longRun: '', sessionId: '' };
 
     before(async () => {
       if (skip) return;
       screenshots = SCREENSHOTS ? resolve(SCREENSHOTS) : await mkdtemp(join(tmpdir(), 'console-pages-'));
       await mkdir(screenshots, { recursive: true });
       fixture = await startConsoleFixture('acme');
+      // A long unbroken JSON tool input and metadata value: they wrap in their own box, not the page.
+      ids.longRun = await fixture.startRun({
+        modelId: 'mock/slow-echo',
+        tools: [LOOKUP_TOOL],
+        prompt: `call lookup {"city":"${'Llanfairpwllgwyngyll'.repeat(12)}"}`,
+        metadata: { trace: 'z'.repeat(200) },
+      });
       // Something on every page: a run with an answered client tool call, others in the list, a session.
       ids.toolRun = await fixture.startRun({
         modelId: 'mock/slow-echo',
@@ -96,6 +111,45 @@ describe(
       if (screenshots && !SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     });
 
+    /**
+     * On a narrow screen every run of the list shows its status inside the window: each row's status
+     * cell (found by role, with its column header) holds the status the API reports, fully in view.
+     */
+    async function statusesOutOfView(page: Page, variant: string): Promise<string[]> {
+      const problems: string[] = [];
+      const { runs } = await fixture.get('/agent-runs?limit=25');
+      const innerWidth = await page.evaluate<number>('window.innerWidth');
+      const table = page.getByRole('table', { name: 'Runs, newest first' });
+      const headers = await table.getByRole('columnheader').allTextContents();
+      assert.equal(headers[1], 'Status', 'the second column is the status');
+      for (const run of runs as { runId: string; status: string }[]) {
+        const row = table.getByRole('row').filter({ has: page.getByRole('link', { name: run.runId }) });
+        const status = row.getByRole('cell').nth(1).getByText(run.status, { exact: true });
+        await status.waitFor();
+        const box = await status.boundingBox();
+        if (!box || box.x < 0 || box.x + box.width > innerWidth)
+          problems.push(
+            `runs ${variant}: the status of ${run.runId} is at ${JSON.stringify(box)}, outside 0–${innerWidth} px`,
+          );
+      }
+      assert.ok(runs.length >= 4, `${runs.length} runs in the list`);
+      // Chrome's own accessibility tree (not Playwright's reading of the DOM) still has a table with its
+      // column headers once the rows are stacked blocks, and the visible labels are not spoken again.
+      const cdp = await page.context().newCDPSession(page);
+      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AxNode[] };
+      await cdp.detach();
+      const named = (role: string) =>
+        nodes.filter((node) => node.role?.value === role).map((node) => String(node.name?.value));
+      assert.ok(named('table').includes('Runs, newest first'), `tables: ${named('table').join(', ')}`);
+      assert.deepEqual(named('columnheader').slice(0, 2), ['Run', 'Status']);
+      for (const run of runs as { status: string }[])
+        assert.ok(
+          named('cell').includes(run.status),
+          `a cell named "${run.status}", not "Status ${run.status}"`,
+        );
+      return problems;
+    }
+
     /** Opens a page by its address, waits for its heading and the text that says it loaded. */
     async function open(page: Page, hash: string, heading: string | RegExp, loaded: string | RegExp) {
       await page.goto(`${fixture.server.baseUrl}/console#${hash}`);
@@ -114,7 +168,27 @@ describe(
             viewport: variant.viewport,
           });
           const page = await context.newPage();
+          const narrow = variant.viewport.width <= NARROW_WIDTH;
+          /**
+           * Nothing makes the page wider than the window, and no list scrolls sideways inside its
+           * region: every column of every list is readable at 375 and at 1280 px.
+           */
+          const fitsTheWindow = async (name: string) => {
+            const scrolling = await page.evaluate<string[]>(
+              `[...document.querySelectorAll('.table-region')].filter((region) => region.scrollWidth > region.clientWidth).map((region) => region.getAttribute('aria-label') + ': ' + region.scrollWidth + ' px in ' + region.clientWidth)`,
+            );
+            for (const region of scrolling)
+              failures.push(`${name} ${variant.name}: the list ${region} scrolls sideways`);
+            const [scrollWidth, innerWidth] = await page.evaluate<[number, number]>(
+              '[document.documentElement.scrollWidth, window.innerWidth]',
+            );
+            if (scrollWidth > innerWidth)
+              failures.push(
+                `${name} ${variant.name}: the page is ${scrollWidth} px wide in a ${innerWidth} px window`,
+              );
+          };
           const check = async (name: string) => {
+            await fitsTheWindow(name);
             for (const violation of await seriousAxeViolations(page))
               failures.push(`${name} ${variant.name}: ${violation}`);
             // The finished run's usage and feedback are below the fold: that one is taken whole.
@@ -129,10 +203,20 @@ describe(
           await signIn(page, fixture);
           await page.getByRole('link', { name: ids.toolRun }).waitFor();
           await check('runs');
+          if (narrow) failures.push(...(await statusesOutOfView(page, variant.name)));
           await open(page, `/runs/${ids.toolRun}`, /^Run run_/, 'Waiting for a client to answer this call.');
           await check('run');
           await open(page, `/runs/${ids.doneRun}`, /^Run run_/, 'Feedback');
           await check('run-done');
+          if (narrow) {
+            await open(
+              page,
+              `/runs/${ids.longRun}`,
+              /^Run run_/,
+              'Waiting for a client to answer this call.',
+            );
+            await fitsTheWindow('run-long');
+          }
           await open(page, '/sessions', 'Sessions', 'What is the capital of Portugal?');
           await check('sessions');
           await open(page, `/sessions/${ids.sessionId}`, /^Session ses_/, 'And its population?');
