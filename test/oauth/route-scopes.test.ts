@@ -292,6 +292,20 @@ function concrete(row: Row, context: Context): string {
     .replace(':sessionId', context.sessionId);
 }
 
+/**
+ * Routes the extensions mark "API keys only" (webhooks): no scope opens them to an OAuth token, which
+ * gets `403 insufficient_scope` with `required: "api_key"`.
+ */
+const API_KEYS_ONLY: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; pattern: string }[] = [
+  { method: 'POST', pattern: `${WS}/webhooks` },
+  { method: 'GET', pattern: `${WS}/webhooks` },
+  { method: 'GET', pattern: `${WS}/webhooks/:webhookId` },
+  { method: 'PATCH', pattern: `${WS}/webhooks/:webhookId` },
+  { method: 'DELETE', pattern: `${WS}/webhooks/:webhookId` },
+  { method: 'GET', pattern: `${WS}/webhooks/:webhookId/deliveries` },
+  { method: 'POST', pattern: `${WS}/webhooks/:webhookId/deliveries/:deliveryId/retry` },
+];
+
 describe('OAuth scopes: every workspace route and userinfo requires its scope from the spec table', () => {
   const context = {} as Context;
   /**
@@ -345,7 +359,7 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
         !route.startsWith('HEAD ') &&
         (route.includes(' /api/v1/workspaces/:workspaceSlug/') || route.endsWith(' /api/oauth/userinfo')),
     );
-    const table = ROWS.map((row) => `${row.method} ${row.pattern}`);
+    const table = [...ROWS, ...API_KEYS_ONLY].map((row) => `${row.method} ${row.pattern}`);
     assert.deepEqual(
       registered.filter((route) => !table.includes(route)),
       [],
@@ -378,6 +392,23 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
     it(`${row.method} ${row.pattern}: a token with only ${row.scope} passes the scope check`, async () => {
       const { response, expected } = await row.allowed(context, await only(row.scope));
       assert.equal(response.status, expected, JSON.stringify(response.body));
+    });
+  }
+
+  for (const route of API_KEYS_ONLY) {
+    it(`${route.method} ${route.pattern}: API keys only, a token with every scope gets 403 insufficient_scope naming api_key`, async () => {
+      const path = route.pattern
+        .replace(':workspaceSlug', context.fixture.slug)
+        .replace(':webhookId', 'wh_unknown')
+        .replace(':deliveryId', 'msg_unknown');
+      const everyScope = await tokenWith(OAUTH_SCOPE_NAMES, context.fixture);
+      const response = await context.server.request(route.method, path, {
+        headers: everyScope,
+        ...((route.method === 'POST' || route.method === 'PATCH') && { body: {} }),
+      });
+      assert.equal(response.status, 403, JSON.stringify(response.body));
+      assert.equal(response.body.error, 'insufficient_scope');
+      assert.equal(response.body.required, 'api_key');
     });
   }
 
