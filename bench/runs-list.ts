@@ -21,6 +21,7 @@ import { migrateToLatest, openStorage, type StorageConfig } from '../src/storage
 import { createRepositories } from '../src/storage/repositories/index.ts';
 import { runListSelect, withListSettings } from '../src/storage/repositories/run-list-query.ts';
 import type { Database } from '../src/storage/schema.ts';
+import { seededRandom } from './seeded-random.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,18 +45,6 @@ const AGENTS = 20;
 const CHANNELS = ['web', 'email', 'chat', 'voice', 'api'];
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run loads the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SPEC = JSON.stringify({
   systemPrompt: 'You are a helpful support assistant.',
   prompt: 'Where is my order?',
@@ -78,7 +67,7 @@ function statusOf(index: number, count: number, draw: number): string {
 }
 
 async function bulkLoad(db: Kysely<Database>, workspaceId: string, agents: string[], count: number) {
-  const next = random(42);
+  const next = seededRandom(42);
   const start = Date.now() - 90 * DAY_MS;
   const step = (90 * DAY_MS) / count;
   const sessions = Array.from({ length: 100_000 }, () => newId('session'));

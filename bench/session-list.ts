@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/domain/ids.ts';
 import { createService } from '../src/main.ts';
 import type { Database } from '../src/storage/schema.ts';
+import { seededRandom } from './seeded-random.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,20 +36,8 @@ const CHANNELS = ['web', 'email', 'chat', 'voice', 'api'];
 const TIERS = ['free', 'pro', 'enterprise'];
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run loads the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function bulkLoad(db: Kysely<Database>, workspaceId: string, count: number): Promise<void> {
-  const next = random(42);
+  const next = seededRandom(42);
   const now = Date.now();
   const spec = JSON.stringify({ systemPrompt: 'You are a helpful support assistant.' });
   const BATCH = 1000;
