@@ -114,7 +114,7 @@ describe('the web console in a real browser (extensions §12)', () => {
         await page.getByRole('navigation').getByRole('link', { name, exact: true }).waitFor();
 
       await page.getByRole('link', { name: runId }).click();
-      await page.getByRole('heading', { level: 1, name: `Run ${runId}` }).waitFor();
+      await page.getByRole('heading', { level: 1, name: `Run ${runId}`, exact: true }).waitFor();
       await page
         .getByRole('article', { name: 'Assistant' })
         .getByText(/You said: w0/)
@@ -219,7 +219,7 @@ describe('the web console in a real browser (extensions §12)', () => {
     await signIn(page, fixture);
 
     await page.getByRole('link', { name: 'Sessions', exact: true }).click();
-    await page.getByRole('heading', { level: 1, name: 'Sessions' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Sessions', exact: true }).waitFor();
     await page.getByLabel('Metadata').fill('team:nobody');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No sessions.').waitFor();

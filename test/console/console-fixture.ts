@@ -106,7 +106,7 @@ export async function signIn(page: Page, fixture: ConsoleFixture): Promise<void>
   assert.equal(response?.status(), 200);
   await page.getByLabel('API key').fill(fixture.key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Runs', exact: true }).waitFor();
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -153,7 +153,7 @@ describe(
     /** Opens a page by its address, waits for its heading and the text that says it loaded. */
     async function open(page: Page, hash: string, heading: string | RegExp, loaded: string | RegExp) {
       await page.goto(`${fixture.server.baseUrl}/console#${hash}`);
-      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
       await page.getByText(loaded).first().waitFor();
     }
 
@@ -244,7 +244,7 @@ describe(
         assert.equal(await page.evaluate<string>('document.activeElement.id'), 'api-key');
         await page.keyboard.type(fixture.key);
         await page.keyboard.press('Enter');
-        await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+        await page.getByRole('heading', { level: 1, name: 'Runs', exact: true }).waitFor();
         const focused = async () =>
           page.evaluate<string>(
             'document.activeElement.tagName + " " + (document.activeElement.textContent ?? "").trim()',
@@ -267,7 +267,7 @@ describe(
         assert.equal(outline, 'solid', 'the focused control shows a visible outline');
         await page.getByRole('link', { name: ids.toolRun }).focus();
         await page.keyboard.press('Enter');
-        await page.getByRole('heading', { level: 1, name: `Run ${ids.toolRun}` }).waitFor();
+        await page.getByRole('heading', { level: 1, name: `Run ${ids.toolRun}`, exact: true }).waitFor();
       },
     );
 
