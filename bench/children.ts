@@ -13,12 +13,18 @@ export interface BenchChild {
 /** Forks one bench helper (a .ts file beside this one) and waits for its `ready` message. */
 export async function startChild(
   file: string,
-  options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; readyTimeoutMs?: number } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    execArgv?: string[];
+    readyTimeoutMs?: number;
+    /** A file descriptor for the child's stdout (default: the bench's own stdout). */
+    stdout?: number;
+  } = {},
 ): Promise<BenchChild> {
   const child: ChildProcess = fork(new URL(file, import.meta.url), [], {
     env: options.env ?? process.env,
     execArgv: options.execArgv ?? [],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', options.stdout ?? 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;

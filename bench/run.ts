@@ -64,8 +64,11 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,100
                  (with --scale: the scale-out cluster's processes export their spans to such a receiver; run it
                  with and without --tracing to compare the CPU per run)
   --tracing-protocol P   the traced service's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: http/protobuf (default) or http/json
+  --log-level L  the service's LOG_LEVEL (default: unset, the service's default, info, as \`agent-runs serve\`
+                 runs with an empty environment: the headline figures); e.g. silent or warn for a column beside them
   --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500, 1000: 3000 };
 const IDLE_WINDOW_MS = 3000;
 
@@ -84,6 +87,7 @@ const { values: args } = parseArgs({
     controls: { type: 'string', default: 'defaults' },
     tracing: { type: 'boolean', default: false },
     'tracing-protocol': { type: 'string', default: 'http/protobuf' },
+    'log-level': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -120,6 +124,7 @@ if (
   ) ||
   parsedLevels.some((level) => level === undefined) ||
   (args.controls !== 'defaults' && args.controls !== 'off') ||
+  (args['log-level'] !== undefined && !LOG_LEVELS.includes(args['log-level'])) ||
   !isOtlpProtocol(args['tracing-protocol'])
 ) {
   console.error(USAGE);
@@ -149,16 +154,20 @@ const startedAt = performance.now();
 const profileDir = args.profile ? mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-profile-')) : undefined;
 // The traced service's profiles go to a folder of their own, summarized apart.
 const tracedProfileDir = profileDir && args.tracing ? mkdtempSync(join(profileDir, 'traced-')) : undefined;
+// The service's default worker concurrency (256) unless a level needs more: every run of the largest
+// level at once, and the runs still finishing when their clients start the next.
+const workerConcurrency = Math.min(10_000, 2 * maxConcurrency);
 const serviceOptions = {
   ...(modelThreads !== undefined && { modelThreads }),
-  // Every run of the largest level at once, and the runs still finishing when their clients start the next.
-  workerConcurrency: Math.min(10_000, Math.max(256, 2 * maxConcurrency)),
+  ...(workerConcurrency > 256 && { workerConcurrency }),
+  ...(args['log-level'] !== undefined && { logLevel: args['log-level'] }),
 };
 const specExtras = args.controls === 'off' ? { loopDetection: false, toolBudgets: {} } : undefined;
 const processes = await startBenchProcesses({ ...(profileDir && { profileDir }), ...serviceOptions });
 let tracing: TracingSide | undefined;
 try {
-  const { fake, service, target, scenario } = processes;
+  const { fake, service, target } = processes;
+  const scenario = `${processes.scenario}; service logging ${args['log-level'] === undefined ? 'at info (LOG_LEVEL unset, the default)' : `LOG_LEVEL=${args['log-level']}`}, stdout to a file${workerConcurrency > 256 ? `; AGENT_RUNS_WORKER_CONCURRENCY=${workerConcurrency}` : ''}`;
   log(scenario);
   log(
     `service pid ${service.pid} at ${service.url}; fake provider pid ${fake.pid} at ${fake.url}; ` +

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startChild, type BenchChild } from './children.ts';
@@ -24,8 +24,13 @@ export interface ServiceOptions {
   profileDir?: string;
   /** The service's AGENT_RUNS_MODEL_THREADS (default: the service's own default). */
   modelThreads?: number;
-  /** The service's AGENT_RUNS_WORKER_CONCURRENCY (default 256, the service's own default). */
+  /** The service's AGENT_RUNS_WORKER_CONCURRENCY (default: unset, the service's own default, 256). */
   workerConcurrency?: number;
+  /**
+   * The service's LOG_LEVEL (default: unset, the service's own default, `info`, as `agent-runs serve`
+   * runs). Its stdout, where its log lines go, is a file beside its database.
+   */
+  logLevel?: string;
   /** The SSE heartbeat interval (default: the service's own, 15 s). */
   heartbeatMs?: number;
   /** Start the service with --expose-gc, so that the bench can ask for a full collection before a memory reading. */
@@ -55,7 +60,8 @@ export interface BenchProcesses extends ServiceUnderTest {
 
 /**
  * The service's environment: only what the bench sets, none of the caller's service settings (nor
- * their `OTEL_*` variables: tracing is on only where the bench turns it on).
+ * their `OTEL_*` variables: tracing is on only where the bench turns it on). What the bench does not
+ * set keeps the service's default, as `agent-runs serve` started with an empty environment.
  */
 function serviceEnv(databasePath: string, adminToken: string, options: ServiceOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -75,14 +81,16 @@ function serviceEnv(databasePath: string, adminToken: string, options: ServiceOp
     DATABASE_URL: `sqlite:${databasePath}`,
     AGENT_RUNS_ADMIN_TOKEN: adminToken,
     AGENT_RUNS_SECRET: randomBytes(32).toString('base64url'),
-    AGENT_RUNS_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 256),
+    ...(options.workerConcurrency !== undefined && {
+      AGENT_RUNS_WORKER_CONCURRENCY: String(options.workerConcurrency),
+    }),
     ...(options.modelThreads !== undefined && { AGENT_RUNS_MODEL_THREADS: String(options.modelThreads) }),
     ...(options.heartbeatMs !== undefined && { BENCH_HEARTBEAT_MS: String(options.heartbeatMs) }),
     ...(options.tracing && {
       OTEL_EXPORTER_OTLP_ENDPOINT: options.tracing.endpoint,
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: options.tracing.protocol,
     }),
-    LOG_LEVEL: 'silent',
+    ...(options.logLevel !== undefined && { LOG_LEVEL: options.logLevel }),
   };
 }
 
@@ -90,6 +98,8 @@ async function startServiceUnderTest(fake: BenchChild, options: ServiceOptions):
   const workDir = mkdtempSync(join(os.tmpdir(), 'agent-runs-bench-'));
   const databasePath = join(workDir, 'bench.db');
   const adminToken = randomBytes(24).toString('base64url');
+  // The service's stdout (its log lines) goes to a file, as a deployment's log collector would take it.
+  const logFd = openSync(join(workDir, 'service.log'), 'a');
   let service: BenchChild | undefined;
   let stopped = false;
   const stop = async () => {
@@ -104,6 +114,7 @@ async function startServiceUnderTest(fake: BenchChild, options: ServiceOptions):
   try {
     service = await startChild('./service-process.ts', {
       env: serviceEnv(databasePath, adminToken, options),
+      stdout: logFd,
       execArgv: [
         ...(options.profileDir
           ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, '--cpu-prof-interval=250']
@@ -112,7 +123,7 @@ async function startServiceUnderTest(fake: BenchChild, options: ServiceOptions):
         // As `agent-runs serve` runs (bin/agent-runs.js).
         ...serviceNodeFlags,
       ],
-    });
+    }).finally(() => closeSync(logFd));
     const holdUrl = options.holdProvider ? (fake.info.holdUrl as string) : undefined;
     const target = await provisionWorkspace(service.url, adminToken, fake.url, holdUrl);
     return { service, target, databasePath, stop, close };
