@@ -53,8 +53,8 @@ export function SignInPage({ base, notice, workspace: initialWorkspace = '', onS
         ? html`<div class="notice notice-error" role="alert">${error}</div>`
         : html`<${ErrorNotice} error=${error} />`
     }
-    <section aria-labelledby="with-key">
-      <h2 id="with-key">With an API key</h2>
+    <section>
+      <h2>With an API key</h2>
       <p>
         Use a workspace API key (it starts with <code>svc_</code>). It stays in this browser tab only and is
         forgotten when the tab closes.
@@ -76,8 +76,8 @@ export function SignInPage({ base, notice, workspace: initialWorkspace = '', onS
         </div>
       </form>
     </section>
-    <section aria-labelledby="with-oauth" class="sign-in-oauth">
-      <h2 id="with-oauth">With your account (OAuth)</h2>
+    <section class="sign-in-oauth">
+      <h2>With your account (OAuth)</h2>
       <p>
         Sign in with your email and password on the workspace's sign-in page and allow the console. The access
         token stays in this browser tab only and lasts one hour.
@@ -115,17 +115,19 @@ export function oauthSignInMessage(reason, workspace, base) {
       return `There is no workspace ${named}. Check its slug.`;
     case 'oauth_apps_plan':
       return `The plan of workspace ${named} does not include OAuth applications. Sign in with an API key.`;
-    case 'no_console_app':
+    case 'no_console_app': {
+      const callback = `${base}/console/callback`;
+      const route = `POST /admin/v1/workspaces/${workspace || '{slug}'}/oauth-apps`;
       return html`<p>
           Workspace ${named} has no OAuth app for the console, so OAuth sign-in is not available there. Sign
           in with an API key, or ask an operator to add one.
         </p>
         <p>
-          An operator registers an OAuth app of the workspace whose redirect URIs include
-          <code>${base}/console/callback</code>, for example with
-          <code>POST /admin/v1/workspaces/${workspace || '{slug}'}/oauth-apps</code> (see the console's
-          documentation).
+          ${'An operator registers an OAuth app of the workspace whose redirect URIs include '}
+          <code>${callback}</code
+          >${', for example with '}<code>${route}</code>${" (see the console's documentation)."}
         </p>`;
+    }
     case 'access_denied':
       return 'You did not allow the console to use your account, so you are not signed in. Sign in again to allow it, or use an API key.';
     case 'bad_state':
