@@ -114,7 +114,7 @@ export interface paths {
     };
     /**
      * The web console
-     * @description Its page; sign in with a workspace API key. Loads nothing from another origin.
+     * @description Its page; sign in with a workspace API key or through OAuth (the workspace’s app for the console). Loads nothing from another origin.
      */
     get: operations['getConsolePage'];
     put?: never;
