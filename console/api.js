@@ -44,6 +44,23 @@ export async function discoverWorkspace(base, key) {
 }
 
 /**
+ * Redeems the single-use handoff the OAuth sign-in redirected with (`#/oauth-handoff/{id}`): the
+ * browser's HttpOnly binding cookie goes with it. Throws `ApiError` when it is refused.
+ */
+export async function redeemHandoff(base, handoff) {
+  const response = await fetch(`${base}/console/oauth/handoff`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ handoff }),
+    credentials: 'same-origin',
+    cache: 'no-store',
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, body);
+  return { key: body.accessToken, slug: body.workspaceSlug, expiresAt: body.expiresAt };
+}
+
+/**
  * The workspace API of one signed-in tab. A `401` on any call means the key no longer works (revoked,
  * expired): `onUnauthorized` ends the sign-in.
  */

@@ -1,8 +1,8 @@
 import { render, useEffect, useMemo, useState } from './preact-htm.js';
-import { serviceBase, workspaceApi } from './api.js';
-import { clearCredentials, loadCredentials, saveCredentials } from './credentials.js';
-import { html } from './ui.js';
-import { SignInPage } from './sign-in-page.js';
+import { redeemHandoff, serviceBase, workspaceApi } from './api.js';
+import { clearCredentials, hasExpired, loadCredentials, saveCredentials } from './credentials.js';
+import { PageHeading, html } from './ui.js';
+import { SignInPage, oauthSignInMessage } from './sign-in-page.js';
 import { RunsPage } from './runs-page.js';
 import { RunPage } from './run-page.js';
 import { SessionsPage } from './sessions-page.js';
@@ -98,16 +98,73 @@ function useModels(api) {
   return models;
 }
 
+const EXPIRED_OAUTH =
+  'Your OAuth sign-in has ended: its access token lasts one hour (or it was revoked). Sign in again.';
+
+/**
+ * The handoff id of an OAuth sign-in (`#/oauth-handoff/{id}`), taken out of the address at once so it
+ * stays in neither the history nor a reload: it is redeemed once, by this page.
+ */
+function takeHandoff() {
+  const [section, id] = currentRoute().parts;
+  if (section !== 'oauth-handoff') return null;
+  history.replaceState(null, '', `${location.pathname}${location.search}#/runs`);
+  return id || '';
+}
+
+/** A signed-in credential still usable now; an expired OAuth sign-in is forgotten. */
+function initialCredentials() {
+  const stored = loadCredentials();
+  if (stored && hasExpired(stored)) {
+    clearCredentials();
+    return { credentials: null, notice: EXPIRED_OAUTH };
+  }
+  return { credentials: stored, notice: null };
+}
+
 function App() {
   const base = useMemo(serviceBase, []);
-  const [credentials, setCredentials] = useState(loadCredentials);
+  const [handoff] = useState(takeHandoff);
+  const [initial] = useState(initialCredentials);
+  const [credentials, setCredentials] = useState(initial.credentials);
+  const [redeeming, setRedeeming] = useState(handoff !== null);
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
     const changed = () => setRoute(currentRoute());
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);
-  const [notice, setNotice] = useState(null);
+  const [notice, setNotice] = useState(initial.notice);
+  const signedIn = (signed) => {
+    saveCredentials(signed);
+    setNotice(null);
+    setCredentials(signed);
+    if (currentRoute().parts[0] === 'sign-in') location.hash = '#/runs';
+  };
+  useEffect(() => {
+    if (handoff === null) return;
+    redeemHandoff(base, handoff).then(
+      (signed) => {
+        signedIn({ kind: 'oauth', ...signed });
+        setRedeeming(false);
+      },
+      () => {
+        setNotice(oauthSignInMessage('handoff_refused'));
+        setRedeeming(false);
+      },
+    );
+  }, []);
+  const expire = () => {
+    clearCredentials();
+    setCredentials(null);
+    setNotice(EXPIRED_OAUTH);
+  };
+  // An OAuth sign-in ends when its access token does: the console says so then, not at the next call.
+  useEffect(() => {
+    if (!credentials || credentials.kind !== 'oauth') return undefined;
+    const timer = setTimeout(expire, Math.max(0, Date.parse(credentials.expiresAt) - Date.now()));
+    return () => clearTimeout(timer);
+  }, [credentials]);
   const api = useMemo(
     () =>
       credentials
@@ -115,6 +172,7 @@ function App() {
             base,
             ...credentials,
             onUnauthorized: () => {
+              if (credentials.kind === 'oauth') return expire();
               clearCredentials();
               setCredentials(null);
               setNotice('The API key was refused (revoked or expired). Sign in again.');
@@ -125,15 +183,22 @@ function App() {
   );
   const models = useModels(api);
 
+  if (redeeming) {
+    return html`<main id="main" class="sign-in">
+      <${PageHeading}>Signing in…<//>
+      <p role="status">Collecting your OAuth sign-in.</p>
+    </main>`;
+  }
   if (!api) {
+    const [section] = route.parts;
+    const workspace = section === 'sign-in' ? (route.query.get('workspace') ?? '') : '';
+    const reason = section === 'sign-in' ? route.query.get('error') : null;
     return html`<${SignInPage}
+      key=${`${notice ?? ''}|${reason ?? ''}`}
       base=${base}
-      notice=${notice}
-      onSignedIn=${(signedIn) => {
-        saveCredentials(signedIn);
-        setNotice(null);
-        setCredentials(signedIn);
-      }}
+      notice=${notice ?? (reason ? oauthSignInMessage(reason, workspace, base) : null)}
+      workspace=${workspace}
+      onSignedIn=${signedIn}
     />`;
   }
   const signOut = () => {

@@ -1,3 +1,4 @@
+import { ConsoleSignIn } from './auth/console/console-sign-in.ts';
 import { AuthorizationPagesFlow } from './auth/oauth/authorization-pages-flow.ts';
 import { AuthorizationServer } from './auth/oauth/authorization-server.ts';
 import { BrowserSessions } from './auth/oauth/browser-sessions.ts';
@@ -8,12 +9,12 @@ import type { Repositories } from './storage/repositories/index.ts';
 
 /**
  * The composition root's wiring of auth/ onto storage: the service that creates credentials, the
- * OAuth authorization server, and the sign-in and consent flow of its pages.
+ * OAuth authorization server, the sign-in and consent flow of its pages, and the console's sign-in.
  */
 export function authServices(
   repos: Repositories,
   rateCounters: RateCounters,
-): Pick<AppResources, 'credentials' | 'oauth'> {
+): Pick<AppResources, 'credentials' | 'oauth' | 'consoleSignIn'> {
   const server = new AuthorizationServer(repos.oauth);
   const pages = new AuthorizationPagesFlow(
     {
@@ -32,5 +33,9 @@ export function authServices(
     users: repos.users,
     oauthApps: repos.oauthApps,
   });
-  return { credentials, oauth: { server, pages } };
+  const consoleSignIn = new ConsoleSignIn(
+    { workspaces: repos.workspaces, oauthApps: repos.oauthApps, handoffs: repos.consoleHandoffs },
+    server,
+  );
+  return { credentials, oauth: { server, pages }, consoleSignIn };
 }

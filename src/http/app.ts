@@ -17,6 +17,7 @@ import { a2aRoutes } from './routes/a2a/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { consoleRoutes } from './routes/console.ts';
+import { consoleSignInRoutes } from './routes/console-sign-in.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { oauthRoutes } from './routes/oauth/index.ts';
@@ -58,6 +59,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   healthRoutes(app, resources);
   metricsRoutes(app, resources);
   consoleRoutes(app);
+  await app.register(consoleSignInRoutes, { resources });
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
   await app.register(a2aRoutes, { prefix: '/api/a2a/:workspaceSlug/agents/:agentSlug', resources });
   await app.register(oauthRoutes, { resources });

@@ -1,3 +1,4 @@
+import type { ConsoleSignIn } from '../auth/console/console-sign-in.ts';
 import type { AuthorizationPagesFlow } from '../auth/oauth/authorization-pages-flow.ts';
 import type { AuthorizationServer } from '../auth/oauth/authorization-server.ts';
 import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
@@ -63,6 +64,8 @@ export interface AppResources {
   credentials: WorkspaceCredentials;
   /** The OAuth authorization server (codes, tokens, revocation) and its sign-in and consent flow. */
   oauth: { server: AuthorizationServer; pages: AuthorizationPagesFlow };
+  /** The console's OAuth sign-in: the service runs the flow for the console and hands the tab its token. */
+  consoleSignIn: ConsoleSignIn;
   /** Seals provider keys before they are stored. */
   secretBox: SecretSealer;
   /** The service secret (`AGENT_RUNS_SECRET` or the generated one): keys for signing are derived from it. */

@@ -109,6 +109,17 @@ export interface OauthAppsTable {
   created_at: string;
 }
 
+/** A console sign-in's access token waiting (at most 60 s) for its browser tab to redeem it. */
+export interface ConsoleHandoffsTable {
+  id_hash: string;
+  workspace_id: string;
+  browser_binding_hash: string;
+  sealed_token: string;
+  token_expires_at: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface OauthBrowserSessionsTable {
   id_hash: string;
   workspace_id: string;
@@ -355,6 +366,7 @@ export interface Database {
   oauth_grants: OauthGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
   oauth_app_access_tokens: OauthAppAccessTokensTable;
+  console_handoffs: ConsoleHandoffsTable;
   runs: RunsTable;
   run_events: RunEventsTable;
   run_metadata: RunMetadataTable;

@@ -105,7 +105,7 @@ export async function signIn(page: Page, fixture: ConsoleFixture): Promise<void>
   const response = await page.goto(`${fixture.server.baseUrl}/console`);
   assert.equal(response?.status(), 200);
   await page.getByLabel('API key').fill(fixture.key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Runs', exact: true }).waitFor();
 }
 

@@ -69,6 +69,7 @@ const ROUTES: { method: 'POST' | 'PATCH'; pattern: string; limit: number; admin:
   { method: 'POST', pattern: '/oauth/sign-out', limit: MiB, admin: false },
   { method: 'POST', pattern: '/oauth/token', limit: MiB, admin: false },
   { method: 'POST', pattern: '/oauth/revoke', limit: MiB, admin: false },
+  { method: 'POST', pattern: '/console/oauth/handoff', limit: MiB, admin: false },
 ];
 type Route = (typeof ROUTES)[number];
 

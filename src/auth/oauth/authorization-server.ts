@@ -39,6 +39,14 @@ export interface ApprovedAuthorization {
   agentIds: readonly string[];
 }
 
+/** A code the service exchanges itself (the console's callback). */
+export interface OwnCodeExchange {
+  clientId: string;
+  code: string;
+  codeVerifier: string;
+  redirectUri: string;
+}
+
 /**
  * The authorization server: `@node-oauth/oauth2-server` issues codes and tokens (authorization code
  * with PKCE, refresh without rotation, client credentials) on our storage; client authentication is
@@ -49,6 +57,8 @@ export class AuthorizationServer {
   readonly #store: OAuthStore;
   readonly #codes: OAuth2Server;
   readonly #tokens: OAuth2Server;
+  /** The service's own exchanges (the console's callback): PKCE checked, the client's secret waived. */
+  readonly #ownExchanges: OAuth2Server;
 
   constructor(store: OAuthStore) {
     this.#store = store;
@@ -57,6 +67,13 @@ export class AuthorizationServer {
       model: oauthModel(store, { clientAuthentication: 'secret' }),
       accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,
       alwaysIssueNewRefreshToken: false,
+      extendedGrantTypes: { authorization_code: AuthorizationCodeGrant },
+    });
+    this.#ownExchanges = new OAuth2Server({
+      model: oauthModel(store, { clientAuthentication: 'none' }),
+      accessTokenLifetime: ACCESS_TOKEN_LIFETIME_SECONDS,
+      alwaysIssueNewRefreshToken: false,
+      requireClientAuthentication: { authorization_code: false },
       extendedGrantTypes: { authorization_code: AuthorizationCodeGrant },
     });
   }
@@ -142,6 +159,40 @@ export class AuthorizationServer {
       expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
     };
     return { status: 200, headers: stringHeaders(response), body: issued };
+  }
+
+  /**
+   * Exchanges a code inside the service, for a redirect URI that is the service's own (the console's
+   * callback): the code never left the server's hands except through the browser's redirect, so the
+   * app's secret is not asked for; the PKCE verifier, the redirect URI, the code's expiry and single use
+   * are checked as at the token endpoint. Only the access token is returned; the grant's refresh token
+   * stays unused on the server.
+   */
+  async exchangeOwnCode(
+    exchange: OwnCodeExchange,
+  ): Promise<{ ok: true; accessToken: string; expiresAt: Date } | { ok: false; error: string }> {
+    const body = {
+      grant_type: 'authorization_code',
+      client_id: exchange.clientId,
+      code: exchange.code,
+      code_verifier: exchange.codeVerifier,
+      redirect_uri: exchange.redirectUri,
+    };
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1' };
+    const response = new OAuth2Server.Response();
+    try {
+      const token = await this.#ownExchanges.token(
+        new OAuth2Server.Request({ method: 'POST', headers, query: {}, body }),
+        response,
+      );
+      const expiresAt = token.accessTokenExpiresAt;
+      if (!expiresAt) throw new Error('the access token was issued without an expiry');
+      return { ok: true, accessToken: token.accessToken, expiresAt };
+    } catch (error) {
+      if (!(error instanceof OAuth2Server.OAuthError)) throw error;
+      if (error instanceof OAuth2Server.ServerError) throw (error as { inner?: unknown }).inner ?? error;
+      return { ok: false, error: error.name };
+    }
   }
 
   /**

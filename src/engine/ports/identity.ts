@@ -109,6 +109,24 @@ export interface OAuthFlowStore {
   takeRequest(id: string): Promise<boolean>;
 }
 
+/** A console sign-in's access token, sealed, waiting for the browser tab that signed in. */
+export interface ConsoleHandoff {
+  idHash: string;
+  workspaceId: string;
+  browserBindingHash: string;
+  sealedToken: string;
+  tokenExpiresAt: string;
+  /** The handoff's own expiry (60 s), not the token's. */
+  expiresAt: string;
+}
+
+/** Single-use handoffs of the console's OAuth sign-in. */
+export interface ConsoleHandoffStore {
+  create(handoff: ConsoleHandoff): Promise<void>;
+  /** Removes and returns the handoff unless it is unknown, already taken or expired: it is redeemed at most once. */
+  take(idHash: string): Promise<ConsoleHandoff | undefined>;
+}
+
 /** Where sign-in finds a user and their password hash (by workspace and email). */
 export interface UserCredentialStore {
   findCredentials(

@@ -10,7 +10,7 @@ export const API_TAGS = {
   oauth: 'The OAuth 2.0 authorization server: discovery, sign-in and consent pages, tokens, revocation.',
   health: 'Liveness and readiness probes.',
   reference: 'This document and its readable page.',
-  console: 'The web console: its page and its static files.',
+  console: 'The web console: its page, its static files and its OAuth sign-in.',
   admin: 'The operator API under /admin/v1 (enabled by AGENT_RUNS_ADMIN_TOKEN).',
 } as const;
 

@@ -23,7 +23,8 @@ export function consoleRoutes(app: FastifyInstance): void {
     describeRoute({
       operationId: 'getConsolePage',
       summary: 'The web console',
-      description: 'Its page; sign in with a workspace API key. Loads nothing from another origin.',
+      description:
+        'Its page; sign in with a workspace API key or through OAuth (the workspace’s app for the console). Loads nothing from another origin.',
       tags: ['console'],
       auth: 'none',
       bucket: { unmetered: 'a static page, the same for every client' },

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { A2aContextRepository } from './a2a-context-repository.ts';
 import { AgentRepository } from './agent-repository.ts';
+import { ConsoleHandoffRepository } from './console-handoff-repository.ts';
 import { ApiKeyRepository } from './api-key-repository.ts';
 import { FeedbackRepository } from './feedback-repository.ts';
 import { IdempotencyKeyRepository } from './idempotency-key-repository.ts';
@@ -50,6 +51,7 @@ export interface Repositories {
   idempotencyKeys: IdempotencyKeyRepository;
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  consoleHandoffs: ConsoleHandoffRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -78,5 +80,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     idempotencyKeys: new IdempotencyKeyRepository(db),
     webhookEndpoints: new WebhookEndpointRepository(db),
     webhookDeliveries: new WebhookDeliveryRepository(db),
+    consoleHandoffs: new ConsoleHandoffRepository(db),
   };
 }

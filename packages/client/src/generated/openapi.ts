@@ -114,7 +114,7 @@ export interface paths {
     };
     /**
      * The web console
-     * @description Its page; sign in with a workspace API key. Loads nothing from another origin.
+     * @description Its page; sign in with a workspace API key or through OAuth (the workspace’s app for the console). Loads nothing from another origin.
      */
     get: operations['getConsolePage'];
     put?: never;
@@ -139,6 +139,66 @@ export interface paths {
     get: operations['getConsoleAsset'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/oauth/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Start the console’s OAuth sign-in
+     * @description Redirects to the authorization endpoint for the workspace's OAuth app whose redirect URIs include `{base_url}/console/callback`, with a new state and PKCE challenge kept in a signed HttpOnly cookie. Without such an app (or workspace) it redirects to the console's sign-in page with the reason (`#/sign-in?error=…`).
+     */
+    get: operations['startConsoleSignIn'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/callback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The console’s OAuth redirect URI
+     * @description Checks the state against the browser’s cookie, exchanges the code inside the service (PKCE checked; the code never leaves the server) and redirects to `/console#/oauth-handoff/{id}`: a single-use handoff, bound to this browser by an HttpOnly cookie, that the console redeems within 60 seconds. A bad state, a denied consent or a failed exchange redirects to the console’s sign-in page with the reason.
+     */
+    get: operations['finishConsoleSignIn'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/oauth/handoff': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Redeem the console’s sign-in handoff
+     * @description Once, within 60 seconds, from the browser that signed in (its HttpOnly binding cookie): the access token for the console tab to keep in session storage. The refresh token stays on the server.
+     */
+    post: operations['redeemConsoleHandoff'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1028,6 +1088,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    ConsoleHandoffRedemption: {
+      /** @description The handoff id from the fragment of the redirect to `/console#/oauth-handoff/{id}`. */
+      handoff: string;
+    };
     RunCreateRequest: {
       name?: string;
       agentId?: string;
@@ -1372,6 +1436,15 @@ export interface components {
       id: string;
       label: string;
       source: string;
+    };
+    ConsoleHandoff: {
+      /** @description An `svc_at_` access token for the workspace; it lasts one hour. */
+      accessToken: string;
+      /** @constant */
+      tokenType: 'Bearer';
+      workspaceSlug: string;
+      /** @description When the access token expires (ISO 8601). */
+      expiresAt: string;
     };
     ModelList: {
       /** @description The workspace's own models first, then platform offerings. */
@@ -2666,6 +2739,133 @@ export interface operations {
       };
       /** @description - `not_found`: what the path names does not exist (in this workspace) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  startConsoleSignIn: {
+    parameters: {
+      query: {
+        /** @description The slug of the workspace to sign in to. */
+        workspace: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the authorization endpoint, or back to the console with the reason. */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  finishConsoleSignIn: {
+    parameters: {
+      query?: {
+        /** @description The authorization code. */
+        code?: string;
+        /** @description The state the sign-in started with. */
+        state?: string;
+        /** @description The authorization server refused (`access_denied`: consent denied). */
+        error?: string;
+        error_description?: string;
+        /** @description The issuer (RFC 9207): must be this service. */
+        iss?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the console, with a handoff or the reason it failed. */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  redeemConsoleHandoff: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ConsoleHandoffRedemption'];
+      };
+    };
+    responses: {
+      /** @description The access token (`Cache-Control: no-store`). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleHandoff'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `not_found`: what the path names does not exist (in this workspace) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
+      415: {
         headers: {
           [name: string]: unknown;
         };
