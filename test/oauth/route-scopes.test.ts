@@ -38,6 +38,7 @@ interface Row {
 }
 
 const RUN = { systemPrompt: 's', prompt: 'hello' };
+const MCP_TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
 /** The spec's scope table: one row per route that takes a workspace credential. */
 const ROWS: Row[] = [
@@ -246,6 +247,33 @@ const ROWS: Row[] = [
       return { response, expected: 200 };
     },
   },
+  ...['/api/mcp/:workspaceSlug', '/api/mcp/:workspaceSlug/'].flatMap((pattern): Row[] => [
+    {
+      method: 'POST',
+      pattern,
+      scope: 'runs:write',
+      body: MCP_TOOLS_LIST,
+      allowed: async (context, auth) => {
+        const response = await context.server.request('POST', concrete({ pattern } as Row, context), {
+          headers: { ...auth, accept: 'application/json, text/event-stream' },
+          body: MCP_TOOLS_LIST,
+        });
+        return { response, expected: 200 };
+      },
+    },
+    ...(['GET', 'DELETE'] as const).map((method): Row => ({
+      method,
+      pattern,
+      scope: 'runs:write',
+      // The stateless MCP server offers neither a standalone stream nor a session to end.
+      allowed: async (context, auth) => ({
+        response: await context.server.request(method, concrete({ pattern } as Row, context), {
+          headers: auth,
+        }),
+        expected: 405,
+      }),
+    })),
+  ]),
 ];
 
 /** A workspace route called with `auth` (the path is under the fixture's workspace). */
@@ -353,11 +381,13 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
   });
   after(() => context.server?.close());
 
-  it('the scope table names every route under /api/v1/workspaces/:workspaceSlug and /api/oauth/userinfo, and only registered routes', () => {
+  it('the scope table names every route under /api/v1/workspaces/:workspaceSlug, /api/mcp/:workspaceSlug and /api/oauth/userinfo, and only registered routes', () => {
     const registered = registeredRoutes(context.server.service.app).filter(
       (route) =>
         !route.startsWith('HEAD ') &&
-        (route.includes(' /api/v1/workspaces/:workspaceSlug/') || route.endsWith(' /api/oauth/userinfo')),
+        (route.includes(' /api/v1/workspaces/:workspaceSlug/') ||
+          route.includes(' /api/mcp/:workspaceSlug') ||
+          route.endsWith(' /api/oauth/userinfo')),
     );
     const table = [...ROWS, ...API_KEYS_ONLY].map((row) => `${row.method} ${row.pattern}`);
     assert.deepEqual(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { McpToolRef } from '../../src/domain/tool-ref.ts';
 import type { ServerToolCallContext } from '../../src/engine/ports.ts';
 import { openMcpServer, type McpServerTools } from '../../src/tools/mcp/mcp-server-tools.ts';
@@ -174,6 +175,21 @@ describe('mcp tools: a remote MCP server over Streamable HTTP', { timeout: 60_00
         HEADERS['x-tenant'],
         `${request.rpcMethod ?? request.httpMethod}`,
       );
+    }
+  });
+
+  it('the client speaks the newest revision the SDK supports (LATEST_PROTOCOL_VERSION): every request after initialize carries it in MCP-Protocol-Version', async () => {
+    await withOpened({}, async (opened) => {
+      assert.deepEqual(await toolNamed(opened, 'demo_echo').handler({ text: 'v' }, callContext()), {
+        ok: true,
+        text: 'echo: v',
+      });
+    });
+    const [initialize, ...later] = server.requests.filter((request) => request.httpMethod === 'POST');
+    assert.equal(initialize?.rpcMethod, 'initialize');
+    assert.ok(later.length >= 3, 'initialized, tools/list and tools/call follow');
+    for (const request of later) {
+      assert.equal(request.headers['mcp-protocol-version'], LATEST_PROTOCOL_VERSION, request.rpcMethod);
     }
   });
 

@@ -7,6 +7,7 @@ export const API_TAGS = {
   webhooks: 'Signed notifications of run events to your endpoints (API keys only).',
   identity: 'Who a credential belongs to.',
   a2a: 'Workspace agents served over the Agent-to-Agent protocol (A2A v0.3).',
+  mcp: 'Workspace agents served as the tools of an MCP server (Streamable HTTP).',
   oauth: 'The OAuth 2.0 authorization server: discovery, sign-in and consent pages, tokens, revocation.',
   health: 'Liveness and readiness probes.',
   reference: 'This document and its readable page.',

@@ -572,6 +572,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/mcp/{workspaceSlug}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * MCP standalone stream (not offered)
+     * @description The server is stateless: it sends nothing outside the answers to requests, so it offers no standalone stream and keeps no session to end. `405`, as Streamable HTTP allows.
+     */
+    get: operations['openMcpServerStream'];
+    put?: never;
+    /**
+     * Agents as an MCP server (Streamable HTTP)
+     * @description One JSON-RPC message per request (MCP 2025-06-18 and later): `tools/list` lists the agents the credential may run, one tool each; `tools/call` runs the agent (a one-shot run, or a message run with `sessionId`) and answers its reply, with `_meta` `agent-runs/runId` and `agent-runs/usage`. `initialize` answers an `Mcp-Session-Id`, which `notifications/cancelled` needs to find the run it cancels. Malformed messages are JSON-RPC errors in a 400 answer.
+     */
+    post: operations['callMcpServer'];
+    /**
+     * MCP session end (not needed)
+     * @description The server is stateless: it sends nothing outside the answers to requests, so it offers no standalone stream and keeps no session to end. `405`, as Streamable HTTP allows.
+     */
+    delete: operations['endMcpServerSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/oauth/authorize': {
     parameters: {
       query?: never;
@@ -1386,6 +1414,18 @@ export interface components {
       /** @description message/send, message/stream, tasks/get, tasks/cancel or tasks/resubscribe. */
       method: string;
       /** @description A2A v0.3 parameters of the method. */
+      params?: {
+        [key: string]: unknown;
+      };
+    };
+    McpJsonRpcMessage: {
+      /** @constant */
+      jsonrpc: '2.0';
+      /** @description Absent on notifications. */
+      id?: string | number;
+      /** @description initialize, notifications/initialized, ping, tools/list, tools/call, notifications/cancelled, … */
+      method: string;
+      /** @description MCP parameters of the method. */
       params?: {
         [key: string]: unknown;
       };
@@ -2295,6 +2335,21 @@ export interface components {
       turns: number;
       model: components['schemas']['ModelInfo'];
     };
+    /** @description A JSON-RPC response; for tools/call a `text/event-stream` whose `data:` frames carry progress notifications, then the response. */
+    McpJsonRpcResponse: {
+      /** @constant */
+      jsonrpc: '2.0';
+      id: string | number | null;
+      /** @description The method's result in MCP shapes. */
+      result?: {
+        [key: string]: unknown;
+      };
+      error?: {
+        code: number;
+        message: string;
+        data?: unknown;
+      };
+    };
     TokenResponse: {
       /** @description `svc_at_…` */
       access_token: string;
@@ -2457,6 +2512,16 @@ export interface components {
         [key: string]: unknown;
       })[];
       isSystem: boolean;
+      description: string | null;
+      /** @description The default outputSchema of the agent's runs. */
+      outputSchema: {
+        name: string;
+        schema: {
+          [key: string]: unknown;
+        };
+        /** @enum {string} */
+        enforcement: 'best_effort' | 'strict';
+      } | null;
       /** @description ISO 8601 date-time. */
       createdAt: string;
       /** @description ISO 8601 date-time. */
@@ -5885,6 +5950,329 @@ export interface operations {
       };
     };
   };
+  openMcpServerStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `insufficient_scope`: the access token lacks a scope this route requires
+       */
+      403: {
+        headers: {
+          /** @description Bearer error="insufficient_scope", scope="<the required scopes>" */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['ErrorBody'] | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not offered. */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  callMcpServer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['McpJsonRpcMessage'];
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC response, as Server-Sent Events (or JSON when the client accepts only JSON). */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          /** @description On the answer to `initialize`: send it on every later request. */
+          'Mcp-Session-Id'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['McpJsonRpcResponse'];
+          'application/json': components['schemas']['McpJsonRpcResponse'];
+        };
+      };
+      /** @description A notification was accepted. */
+      202: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed message or an unsupported MCP-Protocol-Version (a JSON-RPC error). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['McpJsonRpcResponse'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `insufficient_scope`: the access token lacks a scope this route requires
+       */
+      403: {
+        headers: {
+          /** @description Bearer error="insufficient_scope", scope="<the required scopes>" */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['ErrorBody'] | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  endMcpServerSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `insufficient_scope`: the access token lacks a scope this route requires
+       */
+      403: {
+        headers: {
+          /** @description Bearer error="insufficient_scope", scope="<the required scopes>" */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['ErrorBody'] | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not offered. */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   authorize: {
     parameters: {
       query: {
@@ -7397,10 +7785,21 @@ export interface operations {
         'application/json': {
           name: string;
           slug?: string;
+          /** @description What the agent does, shown to MCP clients and on A2A cards. */
+          description?: string;
           systemPrompt: string;
           modelId?: string;
           useWorkspaceDefaultModel?: boolean;
           reasoningLevel?: ('off' | 'low' | 'medium' | 'high') | number;
+          /** @description The default outputSchema of the agent's runs (a run's own outputSchema wins). */
+          outputSchema?: {
+            name?: string;
+            schema: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            enforcement?: 'best_effort' | 'strict';
+          };
           tools?: components['schemas']['ToolRef'][];
           system?: boolean;
         };
