@@ -13,6 +13,7 @@ import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
 import type { AppResources } from './resources.ts';
 import { a2aRoutes } from './routes/a2a/index.ts';
+import { agUiRoutes } from './routes/ag-ui/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { consoleRoutes } from './routes/console.ts';
@@ -58,6 +59,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   consoleRoutes(app);
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
   await app.register(a2aRoutes, { prefix: '/api/a2a/:workspaceSlug/agents/:agentSlug', resources });
+  await app.register(agUiRoutes, { prefix: '/api/ag-ui/:workspaceSlug/agents/:agentSlug', resources });
   await app.register(oauthRoutes, { resources });
   if (resources.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });

@@ -7,6 +7,7 @@ export const API_TAGS = {
   webhooks: 'Signed notifications of run events to your endpoints (API keys only).',
   identity: 'Who a credential belongs to.',
   a2a: 'Workspace agents served over the Agent-to-Agent protocol (A2A v0.3).',
+  'ag-ui': 'Workspace agents served to AG-UI 1.0 front ends.',
   oauth: 'The OAuth 2.0 authorization server: discovery, sign-in and consent pages, tokens, revocation.',
   health: 'Liveness and readiness probes.',
   reference: 'This document and its readable page.',
