@@ -3,17 +3,17 @@
  * endpoint with the official `@ag-ui/client`, prints the reply as it streams, and answers the
  * agent's calls of its frontend tool (`get_location`) until the run finishes.
  *
- *   AGENT_RUNS_URL=http://127.0.0.1:3000 AGENT_RUNS_API_KEY=svc_... \
+ *   AGUI_BASE_URL=http://127.0.0.1:8080 AGUI_API_KEY=svc_... \
  *     node examples/ag-ui/front-end.ts <workspaceSlug> <agentSlug> "Where am I?"
  */
 import { randomUUID } from 'node:crypto';
 import { HttpAgent } from '@ag-ui/client';
 
 const [workspaceSlug, agentSlug, prompt] = process.argv.slice(2);
-const baseUrl = process.env.AGENT_RUNS_URL ?? 'http://127.0.0.1:3000';
-const apiKey = process.env.AGENT_RUNS_API_KEY;
+const baseUrl = process.env.AGUI_BASE_URL ?? 'http://127.0.0.1:8080';
+const apiKey = process.env.AGUI_API_KEY;
 if (!workspaceSlug || !agentSlug || !prompt || !apiKey) {
-  console.error('usage: AGENT_RUNS_API_KEY=svc_... node front-end.ts <workspaceSlug> <agentSlug> <message>');
+  console.error('usage: AGUI_API_KEY=svc_... node front-end.ts <workspaceSlug> <agentSlug> <message>');
   process.exit(2);
 }
 

@@ -25,7 +25,7 @@ describe(
 
     it('examples/ag-ui/front-end.ts prints the tool round trip and the reply built on its answer', async () => {
       const child = spawn(process.execPath, [FRONT_END, 'acme', 'helper', 'call get_location {}'], {
-        env: { ...process.env, AGENT_RUNS_URL: server.baseUrl, AGENT_RUNS_API_KEY: key },
+        env: { ...process.env, AGUI_BASE_URL: server.baseUrl, AGUI_API_KEY: key },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
