@@ -23,6 +23,7 @@ import { EventLogWriter } from './engine/log/event-log-writer.ts';
 import type { LostRunSweeper } from './infra/lost-run-sweeper.ts';
 import { RunService } from './engine/lifecycle/run-service.ts';
 import { SessionService } from './engine/lifecycle/session-service.ts';
+import { AgentThreads } from './engine/lifecycle/agent-threads.ts';
 import { HostedAgents } from './engine/lifecycle/hosted-agents.ts';
 import { startIdempotencyKeyPurge } from './engine/lifecycle/idempotency-key-purge.ts';
 import { RunDispatcher } from './engine/lifecycle/run-dispatcher.ts';
@@ -195,6 +196,15 @@ export async function createService(config: Config, options: ServiceOptions): Pr
           agents: repos.agents,
           contexts: repos.a2aContexts,
           sessions: sessionService,
+          store: repos.runEvents,
+          bus,
+          heartbeatMs,
+        }),
+        agentThreads: new AgentThreads({
+          agents: repos.agents,
+          contexts: repos.a2aContexts,
+          sessions: sessionService,
+          runs: runService,
           store: repos.runEvents,
           bus,
           heartbeatMs,

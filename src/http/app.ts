@@ -15,6 +15,7 @@ import { RequestLogController } from './plugins/request-log.ts';
 import type { AppResources } from './resources.ts';
 import { a2aRoutes } from './routes/a2a/index.ts';
 import { mcpRoutes } from './routes/mcp/index.ts';
+import { agUiRoutes } from './routes/ag-ui/index.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { apiReferenceRoutes } from './routes/api-reference.ts';
 import { consoleRoutes } from './routes/console.ts';
@@ -64,6 +65,7 @@ export async function buildApp(resources: AppResources, options: BuildAppOptions
   await app.register(workspaceRoutes, { prefix: '/api/v1/workspaces/:workspaceSlug', resources });
   await app.register(a2aRoutes, { prefix: '/api/a2a/:workspaceSlug/agents/:agentSlug', resources });
   await app.register(mcpRoutes, { prefix: '/api/mcp/:workspaceSlug', resources });
+  await app.register(agUiRoutes, { prefix: '/api/ag-ui/:workspaceSlug/agents/:agentSlug', resources });
   await app.register(oauthRoutes, { resources });
   if (resources.adminToken) {
     await app.register(adminRoutes, { prefix: '/admin/v1', resources, token: resources.adminToken });

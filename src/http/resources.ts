@@ -29,6 +29,7 @@ import type {
   WebhookEndpointStore,
 } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
+import type { AgentThreads } from '../engine/lifecycle/agent-threads.ts';
 import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
 import type { SessionService } from '../engine/lifecycle/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
@@ -75,6 +76,8 @@ export interface AppResources {
     sessions: SessionService;
     /** Workspace agents served to A2A peers (the hosted A2A endpoint). */
     hostedAgents: HostedAgents;
+    /** Workspace agents served to AG-UI front ends (the AG-UI endpoint). */
+    agentThreads: AgentThreads;
     events: EventStore & RunEventLookup;
     bus: RunEventBus;
     /** Idle SSE connections get a comment line this often. */

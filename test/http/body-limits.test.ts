@@ -57,6 +57,8 @@ const ROUTES: { method: 'POST' | 'PATCH'; pattern: string; limit: number; admin:
   { method: 'POST', pattern: '/api/a2a/:workspaceSlug/agents/:agentSlug/', limit: MiB, admin: false },
   { method: 'POST', pattern: '/api/mcp/:workspaceSlug', limit: MiB, admin: false },
   { method: 'POST', pattern: '/api/mcp/:workspaceSlug/', limit: MiB, admin: false },
+  { method: 'POST', pattern: '/api/ag-ui/:workspaceSlug/agents/:agentSlug', limit: 64 * MiB, admin: false },
+  { method: 'POST', pattern: '/api/ag-ui/:workspaceSlug/agents/:agentSlug/', limit: 64 * MiB, admin: false },
   { method: 'POST', pattern: '/admin/v1/workspaces', limit: MiB, admin: true },
   { method: 'PATCH', pattern: '/admin/v1/workspaces/:slug', limit: MiB, admin: true },
   { method: 'POST', pattern: '/admin/v1/workspaces/:slug/api-keys', limit: MiB, admin: true },

@@ -40,6 +40,22 @@ interface Row {
 const RUN = { systemPrompt: 's', prompt: 'hello' };
 const MCP_TOOLS_LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
+/** The AG-UI endpoint (extensions §11), with the scope of run creation. */
+const AG_UI = '/api/ag-ui/:workspaceSlug/agents/:agentSlug';
+const AG_UI_AGENT = 'helper';
+/** A new thread each time: its session is never busy. */
+const AG_UI_INPUT = {
+  get threadId() {
+    return crypto.randomUUID();
+  },
+  runId: 'r1',
+  messages: [{ id: 'm1', role: 'user', content: 'hello' }],
+};
+
+function concreteAgUi(context: Context): string {
+  return AG_UI.replace(':workspaceSlug', context.fixture.slug).replace(':agentSlug', AG_UI_AGENT);
+}
+
 /** The spec's scope table: one row per route that takes a workspace credential. */
 const ROWS: Row[] = [
   {
@@ -231,6 +247,19 @@ const ROWS: Row[] = [
     }),
   },
   {
+    method: 'POST',
+    pattern: AG_UI,
+    scope: 'runs:write',
+    body: AG_UI_INPUT,
+    allowed: async (context, auth) => ({
+      response: await context.server.request('POST', concreteAgUi(context), {
+        headers: auth,
+        body: AG_UI_INPUT,
+      }),
+      expected: 200,
+    }),
+  },
+  {
     method: 'GET',
     pattern: '/api/oauth/userinfo',
     scope: 'svc.identity:read',
@@ -317,7 +346,8 @@ function concrete(row: Row, context: Context): string {
   return row.pattern
     .replace(':workspaceSlug', context.fixture.slug)
     .replace(':runId', context.endedRunId)
-    .replace(':sessionId', context.sessionId);
+    .replace(':sessionId', context.sessionId)
+    .replace(':agentSlug', AG_UI_AGENT);
 }
 
 /**
@@ -374,6 +404,12 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
       name: 'Other',
     });
     assert.equal(other.status, 201, JSON.stringify(other.body));
+    const agent = await context.server.admin('POST', `/workspaces/${context.fixture.slug}/agents`, {
+      name: 'Helper',
+      slug: AG_UI_AGENT,
+      systemPrompt: 's',
+    });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
     context.endedRunId = await endedRun(context);
     context.sessionId = await freshSession(context);
     // Every token the tests use, obtained up front (the flows run concurrently).
@@ -381,13 +417,15 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
   });
   after(() => context.server?.close());
 
-  it('the scope table names every route under /api/v1/workspaces/:workspaceSlug, /api/mcp/:workspaceSlug and /api/oauth/userinfo, and only registered routes', () => {
+  it('the scope table names every route under /api/v1/workspaces/:workspaceSlug, /api/mcp/:workspaceSlug, /api/oauth/userinfo and the AG-UI endpoint, and only registered routes', () => {
     const registered = registeredRoutes(context.server.service.app).filter(
       (route) =>
         !route.startsWith('HEAD ') &&
         (route.includes(' /api/v1/workspaces/:workspaceSlug/') ||
           route.includes(' /api/mcp/:workspaceSlug') ||
-          route.endsWith(' /api/oauth/userinfo')),
+          route.endsWith(' /api/oauth/userinfo') ||
+          // The AG-UI route's trailing-slash twin (Fastify's, for a prefixed '/') is the same handler.
+          (route.includes(' /api/ag-ui/') && !route.endsWith('/'))),
     );
     const table = [...ROWS, ...API_KEYS_ONLY].map((row) => `${row.method} ${row.pattern}`);
     assert.deepEqual(

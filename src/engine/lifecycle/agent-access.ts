@@ -45,3 +45,25 @@ export async function authorizeAgent(
   }
   return agent;
 }
+
+/**
+ * The agent of a hosted endpoint, named by its slug: an unknown slug, a system agent and one outside
+ * the allowlist are all 403 forbidden, as for `agentId` (whether the agent exists is not told).
+ */
+export async function authorizeAgentSlug(
+  agents: AgentStore,
+  credential: RunCredential,
+  agentSlug: string,
+): Promise<Agent> {
+  const refused = () => new ForbiddenError(`agent '${agentSlug}' is not available to this credential`);
+  const found = await agents.findBySlug(credential.workspaceId, agentSlug);
+  if (!found) throw refused();
+  try {
+    const agent = await authorizeAgent(agents, credential, found.id);
+    if (!agent) throw refused();
+    return agent;
+  } catch (error) {
+    if (error instanceof ForbiddenError) throw refused();
+    throw error;
+  }
+}

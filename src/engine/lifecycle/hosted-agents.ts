@@ -1,6 +1,5 @@
 import type { Agent } from '../../domain/agent.ts';
-import { ForbiddenError, InvalidRequestError, NotFoundError } from '../../domain/errors.ts';
-import { newId } from '../../domain/ids.ts';
+import { InvalidRequestError } from '../../domain/errors.ts';
 import type { Run } from '../../domain/run.ts';
 import { isServerToolKind, type ClientToolKind } from '../../domain/tool-ref.ts';
 import type { TraceOrigin } from '../../domain/trace-context.ts';
@@ -10,7 +9,8 @@ import {
   type RunEventFollowerDeps,
 } from '../log/run-event-follower.ts';
 import type { A2aContextStore, AgentStore } from '../ports.ts';
-import { authorizeAgent, type RunCredential } from './agent-access.ts';
+import { authorizeAgentSlug, type RunCredential } from './agent-access.ts';
+import { ConversationSessions } from './conversation-sessions.ts';
 import type { SessionService } from './session-service.ts';
 
 /** A context id is also session and run metadata, whose values are at most this long. */
@@ -53,27 +53,18 @@ export interface HostedMessage {
  */
 export class HostedAgents {
   readonly #deps: HostedAgentsDeps;
+  readonly #conversations: ConversationSessions;
   constructor(deps: HostedAgentsDeps) {
     this.#deps = deps;
+    this.#conversations = new ConversationSessions(deps);
   }
 
   /**
    * The agent the credential may serve: an unknown slug, a system agent and one outside the
    * allowlist are all 403 forbidden, as for `agentId` (whether the agent exists is not told).
    */
-  async authorize(credential: RunCredential, agentSlug: string): Promise<Agent> {
-    const found = await this.#deps.agents.findBySlug(credential.workspaceId, agentSlug);
-    if (!found) throw new ForbiddenError(`agent '${agentSlug}' is not available to this credential`);
-    try {
-      const agent = await authorizeAgent(this.#deps.agents, credential, found.id);
-      if (!agent) throw new ForbiddenError(`agent '${agentSlug}' is not available to this credential`);
-      return agent;
-    } catch (error) {
-      if (error instanceof ForbiddenError) {
-        throw new ForbiddenError(`agent '${agentSlug}' is not available to this credential`);
-      }
-      throw error;
-    }
+  authorize(credential: RunCredential, agentSlug: string): Promise<Agent> {
+    return authorizeAgentSlug(this.#deps.agents, credential, agentSlug);
   }
 
   /**
@@ -91,7 +82,9 @@ export class HostedAgents {
     if (message.contextId === '' || message.contextId.length > MAX_CONTEXT_ID_CHARS) {
       throw new InvalidRequestError(`contextId: must be 1 to ${MAX_CONTEXT_ID_CHARS} characters`);
     }
-    const sessionId = await this.#sessionOf(credential, agent, message.contextId);
+    const sessionId = await this.#conversations.sessionOf(credential, agent, message.contextId, {
+      [CONTEXT_METADATA_KEY]: message.contextId,
+    });
     return this.#deps.sessions.message(
       credential,
       sessionId,
@@ -103,41 +96,6 @@ export class HostedAgents {
   /** The run's events from the first to the terminal one (see `followRunEvents`). */
   follow(runId: string, signal: AbortSignal): AsyncGenerator<FollowedRunEvent, void, undefined> {
     return followRunEvents(runId, 0, this.#deps, signal);
-  }
-
-  /**
-   * The context's session. An unbound context is bound to a reserved session id first, then whoever
-   * finds that session missing creates it under that id: concurrent first messages (on any replica)
-   * bind one id, and only one of their creations can succeed.
-   */
-  async #sessionOf(credential: RunCredential, agent: Agent, contextId: string): Promise<string> {
-    const { contexts, sessions } = this.#deps;
-    const { workspaceId } = credential;
-    const sessionId =
-      (await contexts.find(workspaceId, agent.id, contextId)) ??
-      (await contexts.bind(workspaceId, agent.id, contextId, newId('session')));
-    if (await this.#sessionExists(workspaceId, sessionId)) return sessionId;
-    try {
-      await sessions.create(
-        credential,
-        { agentId: agent.id, metadata: { [CONTEXT_METADATA_KEY]: contextId } },
-        { id: sessionId },
-      );
-    } catch (error) {
-      // Another message of the context created it first.
-      if (!(await this.#sessionExists(workspaceId, sessionId))) throw error;
-    }
-    return sessionId;
-  }
-
-  async #sessionExists(workspaceId: string, sessionId: string): Promise<boolean> {
-    try {
-      await this.#deps.sessions.get(workspaceId, sessionId);
-      return true;
-    } catch (error) {
-      if (error instanceof NotFoundError) return false;
-      throw error;
-    }
   }
 }
 

@@ -8,6 +8,7 @@ export const API_TAGS = {
   identity: 'Who a credential belongs to.',
   a2a: 'Workspace agents served over the Agent-to-Agent protocol (A2A v0.3).',
   mcp: 'Workspace agents served as the tools of an MCP server (Streamable HTTP).',
+  'ag-ui': 'Workspace agents served to AG-UI 1.0 front ends.',
   oauth: 'The OAuth 2.0 authorization server: discovery, sign-in and consent pages, tokens, revocation.',
   health: 'Liveness and readiness probes.',
   reference: 'This document and its readable page.',

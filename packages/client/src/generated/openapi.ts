@@ -600,6 +600,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/ag-ui/{workspaceSlug}/agents/{agentSlug}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a workspace agent for an AG-UI front end
+     * @description Takes an AG-UI 1.0 `RunAgentInput` and answers a `text/event-stream` of AG-UI events. The thread is a session of the agent; a user message starts a run in it (its `tools` are frontend tools, whose call ends the stream with `RUN_FINISHED` and `pendingToolCallIds`); `tool` messages deliver the answers to the thread's waiting run and stream its continuation. The service's run id is in `RUN_STARTED`'s `rawEvent` and `metadata`. Failures before the stream are HTTP errors; a run that fails ends the stream with `RUN_ERROR`.
+     */
+    post: operations['runAgUiAgent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/oauth/authorize': {
     parameters: {
       query?: never;
@@ -1429,6 +1449,38 @@ export interface components {
       params?: {
         [key: string]: unknown;
       };
+    };
+    /** @description AG-UI 1.0's RunAgentInput. */
+    AgUiRunAgentInput: {
+      /** @description The conversation: one session of the agent, opened on the thread's first input. */
+      threadId: string;
+      /** @description Echoed in `RUN_STARTED` and `RUN_FINISHED`. */
+      runId: string;
+      /** @description Only the tail is read: a last `user` message starts a run; `tool` messages after the last `assistant` message answer the frontend tool calls the thread waits for. */
+      messages: ({
+        id: string;
+        /** @enum {string} */
+        role: 'developer' | 'system' | 'assistant' | 'user' | 'tool' | 'activity' | 'reasoning';
+        content?: unknown;
+        /** @description `tool` messages: the frontend tool call they answer. */
+        toolCallId?: string;
+      } & {
+        [key: string]: unknown;
+      })[];
+      /** @description Frontend tools: client-resolved tools of the run. */
+      tools?: ({
+        name: string;
+        description: string;
+        /** @description A JSON Schema of the tool's arguments. */
+        parameters?: unknown;
+      } & {
+        [key: string]: unknown;
+      })[];
+      context?: unknown[];
+      state?: unknown;
+      forwardedProps?: unknown;
+    } & {
+      [key: string]: unknown;
     };
     Liveness: {
       /** @constant */
@@ -2349,6 +2401,13 @@ export interface components {
         message: string;
         data?: unknown;
       };
+    };
+    /** @description One AG-UI 1.0 event per `data:` frame. */
+    AgUiEvent: {
+      /** @description `RUN_STARTED`, `TEXT_MESSAGE_*`, `REASONING_*`, `TOOL_CALL_*`, `CUSTOM`, `RUN_FINISHED` or `RUN_ERROR`. */
+      type: string;
+    } & {
+      [key: string]: unknown;
     };
     TokenResponse: {
       /** @description `svc_at_…` */
@@ -6240,6 +6299,161 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  runAgUiAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A workspace agent's slug. */
+        agentSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AgUiRunAgentInput'];
+      };
+    };
+    responses: {
+      /** @description The AG-UI events of the run, one per `data:` frame. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': components['schemas']['AgUiEvent'];
+        };
+      };
+      /**
+       * @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field)
+       *     - `invalid_model`: modelId does not resolve or is ambiguous (with `candidates` when they help)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `insufficient_scope`: the access token lacks a scope this route requires
+       *     - `forbidden`: the credential may not run this agent (or the agentId is unknown or another workspace's)
+       */
+      403: {
+        headers: {
+          /** @description Bearer error="insufficient_scope", scope="<the required scopes>" */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            components['schemas']['ErrorBody'] | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `unknown_tool_use`: no pending local tool call has this toolUseId (unknown, already answered, or its run ended)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `conflict`: it would duplicate an existing one (slug, name, email, or provider and vendor model)
+       *     - `session_busy`: a run of the session is still in progress: wait for its terminal event or cancel it
+       *     - `session_ended`: the session has ended: create a new one
+       *     - `run_terminal`: the run already produced its terminal event: the result was dropped
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
       /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
       429: {
