@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { idBoundAt } from '../../src/domain/ids.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { ENGINES, openTestStorage } from '../support/engines.ts';
 import { STORED_RUN_SPEC } from './stored-run-spec.ts';
@@ -101,6 +102,22 @@ for (const engine of ENGINES) {
         .executeTakeFirst();
       assert.notEqual(orphanRow?.cancel_requested_at, null, 'it only ends, cancelled');
       assert.equal(await repos.dispatch.releaseStrandedSessionRuns(100), 0, 'nothing left to repair');
+    });
+
+    it('the sweep frees a line stuck behind a reservation whose run was never created, once it is a minute old', async () => {
+      const session = await newSession();
+      const reserved = `${idBoundAt('run', Date.now() - 61_000)}0000000000000000`;
+      assert.equal(await repos.sessions.claimForRun(session.id, reserved), true);
+      const waiting = await heldRun(session.id);
+      const fresh = await newSession();
+      assert.equal(
+        await repos.sessions.claimForRun(fresh.id, `${idBoundAt('run', Date.now())}0000000000000000`),
+        true,
+      );
+      const behindFresh = await heldRun(fresh.id);
+      assert.equal(await repos.dispatch.releaseStrandedSessionRuns(100), 1);
+      assert.equal(await holderOf(session.id), waiting);
+      assert.equal(await dispatchOf(behindFresh), 'session', 'a fresh reservation may still get its run');
     });
   });
 }

@@ -4,7 +4,12 @@ import { isPostgres } from '../dialect.ts';
 import { nowIso } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import type { Database } from '../schema.ts';
-import { lockSession, promoteHeldRun } from './session-run-line.ts';
+import {
+  lockSession,
+  promoteHeldRun,
+  releaseStaleReservation,
+  staleReservationBound,
+} from './session-run-line.ts';
 
 /**
  * `runs.dispatch` (migration 0007): waiting for a slot, admitted to a worker, or parked on a client
@@ -209,14 +214,26 @@ export class RunDispatchRepository implements DispatchStore {
       .where('runs.dispatch', '=', 'session')
       .where('runs.cancel_requested_at', 'is', null)
       .where('sessions.status', '=', 'active')
-      .where('sessions.active_run_id', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('sessions.active_run_id', 'is', null),
+          eb('sessions.active_run_id', '<', staleReservationBound()),
+        ]),
+      )
       .limit(limit)
       .execute();
     let promoted = 0;
     for (const { id } of free) {
       const runId = await this.#db.transaction().execute(async (trx) => {
         const session = await lockSession(trx, id);
-        return session?.active_run_id === null ? promoteHeldRun(trx, id) : undefined;
+        if (!session) return undefined;
+        // A reservation whose run was never created (see SessionRepository.claimForRun) frees the line.
+        if (
+          session.active_run_id !== null &&
+          !(await releaseStaleReservation(trx, id, session.active_run_id))
+        )
+          return undefined;
+        return promoteHeldRun(trx, id);
       });
       if (runId !== undefined) promoted++;
     }

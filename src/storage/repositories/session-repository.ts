@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { idBoundAt, newId } from '../../domain/ids.ts';
+import { newId } from '../../domain/ids.ts';
 import type { AttachmentMetadata, RetainedToolPair, SessionItem } from '../../domain/session-history.ts';
 import type {
   Session,
@@ -18,11 +18,9 @@ import {
   lockSession,
   promoteHeldRun,
   sessionCutOf,
+  staleReservationBound,
   type LockedSession,
 } from './session-run-line.ts';
-
-/** A reservation this old whose run does not exist was left by a failed creation. */
-const STALE_RESERVATION_MS = 60_000;
 
 export class SessionRepository implements SessionStore {
   readonly #db: Kysely<Database>;
@@ -122,7 +120,7 @@ export class SessionRepository implements SessionStore {
    * over once it is a minute old: a run is created within milliseconds of its reservation.
    */
   async claimForRun(sessionId: string, runId: string): Promise<boolean> {
-    const staleBelow = idBoundAt('run', Date.now() - STALE_RESERVATION_MS);
+    const staleBelow = staleReservationBound();
     const result = await this.#db
       .updateTable('sessions')
       .set({ active_run_id: runId })

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { idBoundAt } from '../../domain/ids.ts';
 import type { AssistantMessageData } from '../../domain/run-events.ts';
 import type { SessionCut } from '../../domain/session.ts';
 import type { SessionItem } from '../../domain/session-history.ts';
@@ -64,6 +65,32 @@ export async function promoteHeldRun(trx: Kysely<Database>, sessionId: string): 
     .where('dispatch', '=', 'session')
     .execute();
   return next.id;
+}
+
+/** A reservation this old whose run does not exist was left by a failed creation. */
+export const STALE_RESERVATION_MS = 60_000;
+
+/** Every run id reserved before this is old enough for its reservation to be stale. */
+export function staleReservationBound(): string {
+  return idBoundAt('run', Date.now() - STALE_RESERVATION_MS);
+}
+
+/** Frees the session of `runId`'s reservation if it is stale and its run was never created. */
+export async function releaseStaleReservation(
+  trx: Kysely<Database>,
+  sessionId: string,
+  runId: string,
+): Promise<boolean> {
+  if (runId >= staleReservationBound()) return false;
+  const run = await trx.selectFrom('runs').select('id').where('id', '=', runId).executeTakeFirst();
+  if (run) return false;
+  await trx
+    .updateTable('sessions')
+    .set({ active_run_id: null })
+    .where('id', '=', sessionId)
+    .where('active_run_id', '=', runId)
+    .execute();
+  return true;
 }
 
 /** Held runs of the session accepted before `beforeRunId` (all when omitted) that nobody cancelled. */
