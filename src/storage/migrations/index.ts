@@ -15,6 +15,7 @@ import { runTraceContext } from './0013-run-trace-context.ts';
 import { runsList } from './0014-runs-list.ts';
 import { idempotencyKeys } from './0015-idempotency-keys.ts';
 import { webhooks } from './0016-webhooks.ts';
+import { busySessions } from './0017-busy-sessions.ts';
 import { consoleHandoffs } from './0019-console-handoffs.ts';
 import { agentDescriptionAndOutputSchema } from './0020-agent-description-and-output-schema.ts';
 
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-runs-list': runsList,
   '0015-idempotency-keys': idempotencyKeys,
   '0016-webhooks': webhooks,
+  '0017-busy-sessions': busySessions,
   '0019-console-handoffs': consoleHandoffs,
   '0020-agent-description-and-output-schema': agentDescriptionAndOutputSchema,
 };

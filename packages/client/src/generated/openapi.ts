@@ -403,7 +403,7 @@ export interface paths {
     post?: never;
     /**
      * End a session
-     * @description The session becomes `ended`; a run in progress is cancelled.
+     * @description The session becomes `ended`; a run in progress is cancelled, and so are the runs queued behind it (they end `cancelled` without executing).
      */
     delete: operations['endSession'];
     options?: never;
@@ -442,7 +442,7 @@ export interface paths {
     put?: never;
     /**
      * Send a message (a session run)
-     * @description A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session.
+     * @description A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session: while a run of the session has not ended, `ifBusy` says what the message does (`reject` by default: `409 session_busy`; `enqueue`, `interrupt`, `rollback`: the run is accepted `queued`).
      */
     post: operations['sendSessionMessage'];
     delete?: never;
@@ -1414,6 +1414,11 @@ export interface components {
         [key: string]: string;
       };
       localToolTimeoutMs?: number;
+      /**
+       * @description What to do if a run of the session has not ended: `reject` (default, `409 session_busy`), `enqueue` (the run waits, queued, and starts after the earlier runs end), `interrupt` (the running run is cancelled; its completed turns stay in the history), `rollback` (the running run is cancelled and everything it appended is removed).
+       * @enum {string}
+       */
+      ifBusy?: 'reject' | 'enqueue' | 'interrupt' | 'rollback';
     };
     CreateWebhookEndpoint: {
       url: string;
@@ -1698,7 +1703,8 @@ export interface components {
         localToolTimeoutMs: number;
         sessionHistory?: {
           sessionId: string;
-          items: number;
+          /** @description Absent on a run that waited for its busy session: it read the whole history when it started. */
+          items?: number;
         };
         history?: unknown[];
       } & {
