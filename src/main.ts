@@ -9,6 +9,8 @@ import { telemetryServices } from './telemetry-services.ts';
 import { createTransport } from './transport.ts';
 import { startWorker, workerModelPort, type EngineOptions } from './worker-services.ts';
 import { startWebhookDeliveries, webhookWakes } from './webhook-services.ts';
+import { startScheduleFirer } from './schedule-services.ts';
+import { ScheduleService } from './engine/schedules/schedule-service.ts';
 import { wakingEventStore } from './engine/webhooks/waking-event-store.ts';
 import { buildApp } from './http/app.ts';
 import { buildManagementApp } from './http/management-app.ts';
@@ -175,6 +177,26 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
       RATE_LIMIT_WINDOW_SECONDS,
     );
+    const scheduleService = new ScheduleService({
+      schedules: repos.schedules,
+      agents: repos.agents,
+      sessions: repos.sessions,
+      resolver: catalog,
+      toolCatalog,
+    });
+    // Workers fire schedules (the embedded process is one): see docs/schedules.md.
+    const scheduleFirer =
+      config.role !== 'api' && !options.internalAdmin
+        ? startScheduleFirer({
+            config,
+            logger: options.logger,
+            repos,
+            runs: runService,
+            sessions: sessionService,
+            rateCounters,
+            metrics,
+          })
+        : undefined;
     const resources: ServiceResources = {
       config,
       storage,
@@ -191,6 +213,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       engine: {
         runs: runService,
         sessions: sessionService,
+        schedules: scheduleService,
         hostedAgents: new HostedAgents({
           agents: repos.agents,
           contexts: repos.a2aContexts,
@@ -230,6 +253,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         () => shutdown.abort(),
         options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
       );
+      await scheduleFirer?.close();
       await sweeper?.close();
       await webhooks?.stop();
       await dispatcher.close();

@@ -5,6 +5,7 @@ export const API_TAGS = {
   models: 'The models a workspace can run.',
   feedback: 'Thumbs up or down on runs.',
   webhooks: 'Signed notifications of run events to your endpoints (API keys only).',
+  schedules: 'Stored agents run on a cron schedule (API keys only).',
   identity: 'Who a credential belongs to.',
   a2a: 'Workspace agents served over the Agent-to-Agent protocol (A2A v0.3).',
   oauth: 'The OAuth 2.0 authorization server: discovery, sign-in and consent pages, tokens, revocation.',

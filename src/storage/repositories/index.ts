@@ -24,6 +24,7 @@ import { WorkspaceRepository } from './workspace-repository.ts';
 import { WorkspaceToolRepository } from './workspace-tool-repository.ts';
 import { WebhookDeliveryRepository } from './webhook-delivery-repository.ts';
 import { WebhookEndpointRepository } from './webhook-endpoint-repository.ts';
+import { ScheduleRepository } from './schedule-repository.ts';
 
 export interface Repositories {
   workspaces: WorkspaceRepository;
@@ -50,6 +51,7 @@ export interface Repositories {
   idempotencyKeys: IdempotencyKeyRepository;
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  schedules: ScheduleRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -78,5 +80,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     idempotencyKeys: new IdempotencyKeyRepository(db),
     webhookEndpoints: new WebhookEndpointRepository(db),
     webhookDeliveries: new WebhookDeliveryRepository(db),
+    schedules: new ScheduleRepository(db),
   };
 }
