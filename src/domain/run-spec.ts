@@ -76,10 +76,14 @@ export interface RunSpec extends RunRequest {
   };
 }
 
-/** The first `items` items of a session's stored conversation (messages and retained tool pairs). */
+/**
+ * The first `items` items of a session's stored conversation (messages and retained tool pairs);
+ * without `items`, all it holds when the run starts (a run that waited for its busy session: it
+ * holds the session from then on, so nothing else changes the history under it).
+ */
 export interface SessionHistoryRef {
   sessionId: string;
-  items: number;
+  items?: number;
 }
 
 export const DEFAULT_LOCAL_TOOL_TIMEOUT_MS = 5 * 60 * 1000;

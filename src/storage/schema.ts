@@ -196,8 +196,13 @@ export interface RunsTable {
   model: string | null;
   cancel_requested_at: string | null;
   attempt: Generated<number>;
-  /** `waiting`, `admitted` or `parked` while unfinished (see migration 0007); null once ended. */
+  /**
+   * `waiting`, `admitted` or `parked` while unfinished (see migration 0007), or `session` while a
+   * message run waits for its busy session (0017); null once ended.
+   */
   dispatch: string | null;
+  /** `interrupt` or `rollback`: a later message cancelled this session run (migration 0017). */
+  session_cut: string | null;
   wake_at: string | null;
   admission: Generated<number>;
   /** The run's `RunTraceContext` as JSON; null on runs stored before migration 0013. */

@@ -95,7 +95,7 @@ export class RunDispatcher {
 
   /**
    * Wakes the parked runs whose deadline passed (their parking process may have stopped) or whose
-   * answer's wake failed, and admits the waiting runs of workspaces with free slots (an admission
+   * answer's wake failed, releases runs held for a busy session that a crash left behind, and admits the waiting runs of workspaces with free slots (an admission
    * lost between two steps).
    */
   sweep(): Promise<void> {
@@ -117,6 +117,7 @@ export class RunDispatcher {
       const now = new Date().toISOString();
       for (const runId of await dispatch.dueParked(now, SWEEP_BATCH)) await this.wake(runId, now);
       for (const runId of await dispatch.answeredParked(SWEEP_BATCH)) await this.wake(runId);
+      await dispatch.releaseStrandedSessionRuns(SWEEP_BATCH);
       for (const workspaceId of await dispatch.workspacesWithWaiting(SWEEP_BATCH)) {
         if (this.#closed) return;
         await this.admit(workspaceId);

@@ -32,11 +32,15 @@ export interface PendingToolCall {
   kind: ClientToolKind;
 }
 
-/** A message run of a session: its id is reserved on the session before the run exists. */
+/**
+ * A message run of a session: its id is reserved on the session before the run exists, or it is
+ * `held` (the session is busy): it waits for the session before it waits for a slot.
+ */
 export interface SessionRunContext {
   sessionId: string;
   runId: string;
   history: SessionHistoryRef;
+  held?: boolean;
 }
 
 /** The API side of runs: create and admit, cancel, read. Execution happens in the worker. */
@@ -71,8 +75,11 @@ export class RunService {
       spec,
       metadata: request.metadata ?? {},
       traceContext: newRunTraceContext(this.#deps.tracing?.creatingSpan() ?? caller),
+      ...(session?.held && { heldBySession: true }),
     });
     this.#deps.metrics?.runCreated(run.workspaceId);
+    // A held run is admitted once its session is handed to it.
+    if (session?.held) return run;
     // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so
     // it is accepted whatever happens next: an admission that fails here is made by the dispatch
     // sweep, and an admitted run the queue cannot take now (Redis unreachable) is queued by the
@@ -111,6 +118,13 @@ export class RunService {
         this.#deps.logger.warn({ runId: run.id, err: error }, 'admitting the cancelled run failed'),
       );
     return run;
+  }
+
+  /** Admits the workspace's waiting runs that fit (a session was just handed to one of them). */
+  async admitWaiting(workspaceId: string): Promise<void> {
+    await this.#deps.dispatcher.admit(workspaceId).catch((error: unknown) => {
+      this.#deps.logger.warn({ workspaceId, err: error }, 'admitting waiting runs failed; the sweep will');
+    });
   }
 
   /** The client's answer to a pending local tool call (any replica may take it). */

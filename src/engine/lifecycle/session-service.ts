@@ -3,7 +3,13 @@ import { newId } from '../../domain/ids.ts';
 import { metadataLimitViolations } from '../../domain/metadata.ts';
 import type { Run } from '../../domain/run.ts';
 import type { InputMessage, RunRequest } from '../../domain/run-spec.ts';
-import type { Session, SessionMessage, SessionMessageRequest, SessionSpec } from '../../domain/session.ts';
+import type {
+  IfBusy,
+  Session,
+  SessionMessage,
+  SessionMessageRequest,
+  SessionSpec,
+} from '../../domain/session.ts';
 import type { TraceOrigin } from '../../domain/trace-context.ts';
 import { withoutUndefined } from '../../domain/without-undefined.ts';
 import type { AgentStore, SessionListQuery, SessionStore } from '../ports.ts';
@@ -55,7 +61,7 @@ export class SessionService {
    * A message run: the session's defaults with this message's overrides (for
    * this run only; an override cannot unset a default), the session's
    * conversation replayed before the input. One run at a time per session: a
-   * second message while one is in flight is refused with `409 session_busy`. `caller`: the trace
+   * message while one has not ended does what its `ifBusy` says (`#whileBusy`). `caller`: the trace
    * context the message came with; `options.runId`: the id reserved for the run (an idempotent message's).
    */
   async message(
@@ -66,13 +72,8 @@ export class SessionService {
     options: { runId?: string } = {},
   ): Promise<Run> {
     const session = await this.get(credential.workspaceId, sessionId);
-    if (session.status === 'ended') {
-      throw new SessionConflictError(
-        'session_ended',
-        'the session has ended; create a new session to continue',
-      );
-    }
-    const { metadata, tools, ...overrides } = withoutUndefined(message);
+    if (session.status === 'ended') throw sessionEnded();
+    const { metadata, tools, ifBusy = 'reject', ...overrides } = withoutUndefined(message);
     const request: RunRequest = {
       ...session.spec,
       ...overrides,
@@ -89,16 +90,14 @@ export class SessionService {
     const runId = options.runId ?? newId('run');
     if (!(await this.#deps.sessions.claimForRun(session.id, runId))) {
       const current = await this.get(credential.workspaceId, sessionId);
-      if (current.status === 'ended') {
+      if (current.status === 'ended') throw sessionEnded();
+      if (ifBusy === 'reject') {
         throw new SessionConflictError(
-          'session_ended',
-          'the session has ended; create a new session to continue',
+          'session_busy',
+          `run ${current.activeRunId ?? ''} is still in progress on this session: wait for its terminal event (or cancel it), or send the message with ifBusy enqueue, interrupt or rollback`,
         );
       }
-      throw new SessionConflictError(
-        'session_busy',
-        `run ${current.activeRunId ?? ''} is still in progress on this session: wait for its terminal event (or cancel it), then send the message`,
-      );
+      return this.#whileBusy(credential, session.id, request, runId, ifBusy, caller);
     }
     let run: Run;
     try {
@@ -116,11 +115,48 @@ export class SessionService {
       await this.#deps.sessions.releaseRun(session.id, runId).catch(() => undefined);
       throw error;
     }
-    // A DELETE that landed between the claim and the run's creation could not cancel it yet.
-    if ((await this.get(credential.workspaceId, sessionId)).status === 'ended') {
-      await this.#deps.runs.cancel(credential.workspaceId, run.id);
-    }
+    await this.#cancelIfEnded(credential.workspaceId, session.id, run.id);
     return run;
+  }
+
+  /**
+   * A message to a busy session with `enqueue`, `interrupt` or `rollback`: the run is stored held
+   * (`queued`), waiting for the session's runs accepted before it to end, and reads the whole
+   * history when it starts. `interrupt` and `rollback` also cancel the run in progress (marked with
+   * what its end leaves in the history) and the runs queued before this one, so it starts next.
+   */
+  async #whileBusy(
+    credential: RunCredential,
+    sessionId: string,
+    request: RunRequest,
+    runId: string,
+    ifBusy: Exclude<IfBusy, 'reject'>,
+    caller: TraceOrigin | undefined,
+  ): Promise<Run> {
+    const { sessions, runs } = this.#deps;
+    const run = await runs.create(
+      credential,
+      request,
+      { sessionId, runId, history: { sessionId }, held: true },
+      caller,
+    );
+    if (ifBusy !== 'enqueue') {
+      for (const cancelled of await sessions.preempt(sessionId, run.id, ifBusy)) {
+        await runs.cancel(credential.workspaceId, cancelled);
+      }
+    }
+    // The session may have freed before the run was stored, with nobody left to hand it over.
+    if ((await sessions.promoteHeldRun(sessionId)) !== undefined)
+      await runs.admitWaiting(credential.workspaceId);
+    await this.#cancelIfEnded(credential.workspaceId, sessionId, run.id);
+    return run;
+  }
+
+  /** A DELETE that landed between the claim (or the hold) and the run's creation could not cancel it yet. */
+  async #cancelIfEnded(workspaceId: string, sessionId: string, runId: string): Promise<void> {
+    if ((await this.get(workspaceId, sessionId)).status === 'ended') {
+      await this.#deps.runs.cancel(workspaceId, runId);
+    }
   }
 
   async get(workspaceId: string, sessionId: string): Promise<Session> {
@@ -142,14 +178,24 @@ export class SessionService {
     return { session, messages: await this.#deps.sessions.messages(session.id, last) };
   }
 
-  /** Ends the session and cancels its in-flight run; ending an ended session changes nothing. */
+  /**
+   * Ends the session and cancels its in-flight run and the runs queued behind it (they end
+   * `cancelled` without executing); ending an ended session changes nothing.
+   */
   async end(workspaceId: string, sessionId: string): Promise<Session> {
-    const ended = await this.#deps.sessions.end(workspaceId, sessionId);
+    const { sessions, runs } = this.#deps;
+    const ended = await sessions.end(workspaceId, sessionId);
     if (!ended) throw new NotFoundError('Session not found');
-    if (ended.activeRunId)
-      await this.#deps.runs.cancel(workspaceId, ended.activeRunId).catch(() => undefined);
+    const held = await sessions.heldRuns(sessionId);
+    for (const runId of [...(ended.activeRunId ? [ended.activeRunId] : []), ...held]) {
+      await runs.cancel(workspaceId, runId).catch(() => undefined);
+    }
     return this.get(workspaceId, sessionId);
   }
+}
+
+function sessionEnded(): SessionConflictError {
+  return new SessionConflictError('session_ended', 'the session has ended; create a new session to continue');
 }
 
 function assertRunnable(request: RunRequest): void {

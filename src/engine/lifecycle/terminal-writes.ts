@@ -2,13 +2,14 @@ import type { Run } from '../../domain/run.ts';
 import { isTerminalEventType } from '../../domain/run-events.ts';
 import type { RetainedToolPair } from '../../domain/session-history.ts';
 import type { RunEmitter } from '../log/run-emitter.ts';
-import { sessionTurnItems } from '../loop/session-turns.ts';
+import { sessionInputItems, sessionTurnItems } from '../loop/session-turns.ts';
 import { errorBeforeAnyTurn, type RunFailure, type TerminalEvent } from '../loop/terminal-events.ts';
 import type { EventStore, SessionRunEnd } from '../ports.ts';
 
 /**
- * A session run's end: a success appends its turns; anything else only frees the session. A
- * plan-only run's result (it carries a plan) appends nothing: the plan is no turn of the conversation.
+ * A session run's end: a success appends its turns; anything else only frees the session, unless a
+ * later message interrupted the run (its user turns and completed turns stay: `kept`). A plan-only
+ * run's result (it carries a plan) appends nothing: the plan is no turn of the conversation.
  */
 export function sessionEnd(
   run: Run,
@@ -22,6 +23,7 @@ export function sessionEnd(
     sessionId: run.sessionId,
     runId: run.id,
     append: appends ? sessionTurnItems(run.spec, retained, terminal.outcome.finalText ?? '') : null,
+    kept: sessionInputItems(run.spec, retained),
   };
 }
 

@@ -49,6 +49,11 @@ export function sessionTurnItems(
   retained: readonly RetainedToolPair[],
   finalText: string,
 ): SessionItem[] {
+  return [...sessionInputItems(spec, retained), { role: 'assistant', content: finalText }];
+}
+
+/** A message run's user turns and retained tool results: what it appends before its replies. */
+export function sessionInputItems(spec: RunSpec, retained: readonly RetainedToolPair[]): SessionItem[] {
   const input = spec.messages ?? [{ role: 'user' as const, content: spec.prompt ?? '' }];
   const turns: SessionItem[] = input
     .filter((message) => message.role !== 'system')
@@ -57,11 +62,7 @@ export function sessionTurnItems(
       content: message.content,
       ...(message.attachments?.length && { attachments: message.attachments.map(attachmentMetadata) }),
     }));
-  return [
-    ...turns,
-    ...retained.map((tool) => ({ role: 'tool_pair' as const, tool })),
-    { role: 'assistant', content: finalText },
-  ];
+  return [...turns, ...retained.map((tool) => ({ role: 'tool_pair' as const, tool }))];
 }
 
 /** A retained result is text only, cut to about 8 KB. */

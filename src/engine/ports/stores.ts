@@ -7,7 +7,13 @@ import type { RunSpec } from '../../domain/run-spec.ts';
 import type { RunTraceContext } from '../../domain/trace-context.ts';
 import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import type { SessionItem } from '../../domain/session-history.ts';
-import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
+import type {
+  Session,
+  SessionCut,
+  SessionMessage,
+  SessionSpec,
+  SessionStatus,
+} from '../../domain/session.ts';
 import type { ClientToolResult, ToolCallRecord } from '../../domain/tool-call.ts';
 import type { ToolKind } from '../../domain/tool-ref.ts';
 import type { StoredFileMetadata } from '../../domain/run-events.ts';
@@ -25,6 +31,8 @@ export interface NewRun {
   metadata: Record<string, string>;
   /** The trace the run continues (see `RunTraceContext`). */
   traceContext?: RunTraceContext;
+  /** A message run accepted while its session is busy: it waits for the session, then for a slot. */
+  heldBySession?: boolean;
 }
 
 export interface RunStore {
@@ -112,11 +120,16 @@ export interface A2aContextStore {
   bind(workspaceId: string, agentId: string, contextId: string, sessionId: string): Promise<string>;
 }
 
-/** How a session-scoped run's end changes its session: append its turns (on success) or just free the session. */
+/**
+ * How a session-scoped run's end changes its session: append its turns (on success) or just free the
+ * session (and hand it to the next held run). `kept`: what stays if a later message interrupted the
+ * run (its user turns and retained tool results; the storage adds the turns it completed).
+ */
 export interface SessionRunEnd {
   sessionId: string;
   runId: string;
   append: SessionItem[] | null;
+  kept: SessionItem[];
 }
 
 export interface NewSession {
@@ -142,6 +155,15 @@ export interface SessionStore {
   /** Makes `runId` the session's one run in flight; false when another run holds it or it has ended. */
   claimForRun(sessionId: string, runId: string): Promise<boolean>;
   releaseRun(sessionId: string, runId: string): Promise<void>;
+  /** Hands the session, if free, to its oldest held run; returns that run's id. */
+  promoteHeldRun(sessionId: string): Promise<string | undefined>;
+  /**
+   * Marks the run holding the session as cut by a later message (`runId`, held) and requests the
+   * cancel of the runs held before it; returns the runs to cancel, the holder first.
+   */
+  preempt(sessionId: string, runId: string, cut: SessionCut): Promise<string[]>;
+  /** The runs waiting in the session's line, oldest first. */
+  heldRuns(sessionId: string): Promise<string[]>;
   end(workspaceId: string, id: string): Promise<{ activeRunId: string | null } | undefined>;
   historyLength(sessionId: string): Promise<number>;
   /** The first `items` items of the session's conversation (all when omitted). */
@@ -215,6 +237,12 @@ export interface DispatchStore {
   workspacesWithWaiting(limit: number): Promise<string[]>;
   /** Admitted runs, oldest first: each needs a job (queued or running). */
   admitted(limit: number): Promise<AdmittedRun[]>;
+  /**
+   * Runs held for a busy session that a crash left behind: those of ended sessions go to their
+   * workspace's line cancelled; a free session is handed to its oldest (up to `limit` sessions).
+   * Returns how many runs moved to their workspace's line.
+   */
+  releaseStrandedSessionRuns(limit: number): Promise<number>;
 }
 
 /** The workspace API keys a request's credential is checked against (stored as hashes). */

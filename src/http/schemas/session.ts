@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionMessageRequest, SessionSpec } from '../../domain/session.ts';
+import { IF_BUSY_STRATEGIES, type SessionMessageRequest, type SessionSpec } from '../../domain/session.ts';
 import { agentSpecFields, messagesSchema, metadataSchema, runRequestSchema } from './agent-spec.ts';
 import { documentedAs } from './documented-input.ts';
 import { CONTENT_MAX_CHARS } from './limits.ts';
@@ -51,6 +51,12 @@ export const sessionMessageSchema = z
       plan: agentSpecFields.plan,
       metadata: metadataSchema.exactOptional(),
       localToolTimeoutMs: runRequestSchema.shape.localToolTimeoutMs,
+      ifBusy: z
+        .enum(IF_BUSY_STRATEGIES, { error: 'must be reject, enqueue, interrupt or rollback' })
+        .exactOptional()
+        .describe(
+          'What to do if a run of the session has not ended: `reject` (default, `409 session_busy`), `enqueue` (the run waits, queued, and starts after the earlier runs end), `interrupt` (the running run is cancelled; its completed turns stay in the history), `rollback` (the running run is cancelled and everything it appended is removed).',
+        ),
     } satisfies Record<keyof SessionMessageRequest, z.ZodType>,
     { error: 'must be a JSON object' },
   )

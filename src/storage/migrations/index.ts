@@ -15,6 +15,7 @@ import { runTraceContext } from './0013-run-trace-context.ts';
 import { runsList } from './0014-runs-list.ts';
 import { idempotencyKeys } from './0015-idempotency-keys.ts';
 import { webhooks } from './0016-webhooks.ts';
+import { busySessions } from './0017-busy-sessions.ts';
 import { schedules } from './0018-schedules.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-runs-list': runsList,
   '0015-idempotency-keys': idempotencyKeys,
   '0016-webhooks': webhooks,
+  '0017-busy-sessions': busySessions,
   '0018-schedules': schedules,
 };
 

@@ -4,6 +4,7 @@ import { isPostgres } from '../dialect.ts';
 import { nowIso } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import type { Database } from '../schema.ts';
+import { lockSession, promoteHeldRun } from './session-run-line.ts';
 
 /**
  * `runs.dispatch` (migration 0007): waiting for a slot, admitted to a worker, or parked on a client
@@ -83,7 +84,8 @@ export class RunDispatchRepository implements DispatchStore {
         .updateTable('runs')
         .set((eb) => ({ dispatch: 'admitted', admission: eb('admission', '+', 1) }))
         .where('id', '=', param<string>('runId'))
-        .where('dispatch', '=', 'waiting')
+        // Waiting for a slot, or for its busy session (migration 0017).
+        .where('dispatch', 'in', ['waiting', 'session'])
         .where('cancel_requested_at', 'is not', null)
         .returning('admission'),
     );
@@ -185,6 +187,40 @@ export class RunDispatchRepository implements DispatchStore {
       .limit(limit)
       .execute();
     return rows.map((row) => row.workspace_id);
+  }
+
+  async releaseStrandedSessionRuns(limit: number): Promise<number> {
+    const ended = await this.#db
+      .updateTable('runs')
+      .set((eb) => ({
+        dispatch: 'waiting',
+        cancel_requested_at: eb.fn.coalesce('cancel_requested_at', eb.val(nowIso())),
+      }))
+      .where('dispatch', '=', 'session')
+      .where('session_id', 'in', (eb) =>
+        eb.selectFrom('sessions').select('sessions.id').where('sessions.status', '=', 'ended'),
+      )
+      .executeTakeFirst();
+    const free = await this.#db
+      .selectFrom('runs')
+      .innerJoin('sessions', 'sessions.id', 'runs.session_id')
+      .select('sessions.id')
+      .distinct()
+      .where('runs.dispatch', '=', 'session')
+      .where('runs.cancel_requested_at', 'is', null)
+      .where('sessions.status', '=', 'active')
+      .where('sessions.active_run_id', 'is', null)
+      .limit(limit)
+      .execute();
+    let promoted = 0;
+    for (const { id } of free) {
+      const runId = await this.#db.transaction().execute(async (trx) => {
+        const session = await lockSession(trx, id);
+        return session?.active_run_id === null ? promoteHeldRun(trx, id) : undefined;
+      });
+      if (runId !== undefined) promoted++;
+    }
+    return Number(ended.numUpdatedRows) + promoted;
   }
 
   async admitted(limit: number): Promise<AdmittedRun[]> {

@@ -4,7 +4,7 @@ import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.t
 import { nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import { fencedRuns } from './attempt-fence.ts';
-import { appendSessionTurn, releaseSessionRun } from './session-repository.ts';
+import { endSessionRun } from './session-repository.ts';
 import { insertWebhookDeliveries } from './webhook-delivery-repository.ts';
 import { terminalWebhookEvent } from '../../domain/webhooks.ts';
 import type { Database } from '../schema.ts';
@@ -99,10 +99,7 @@ export class RunEventRepository implements EventStore, RunEventLookup {
     }
     if (count > 0) await this.#insert(count).execute(trx, values);
     for (const { runId, outcome, session } of batches) {
-      if (session) {
-        if (session.append) await appendSessionTurn(trx, session.sessionId, session.runId, session.append);
-        else await releaseSessionRun(trx, session.sessionId, session.runId);
-      }
+      if (session) await endSessionRun(trx, session);
       if (!outcome) continue;
       await this.#recordOutcome.execute(trx, {
         runId,

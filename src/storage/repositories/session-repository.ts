@@ -1,11 +1,25 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { idBoundAt, newId } from '../../domain/ids.ts';
 import type { AttachmentMetadata, RetainedToolPair, SessionItem } from '../../domain/session-history.ts';
-import type { Session, SessionMessage, SessionSpec, SessionStatus } from '../../domain/session.ts';
-import type { NewSession, SessionListQuery, SessionStore } from '../../engine/ports.ts';
+import type {
+  Session,
+  SessionCut,
+  SessionMessage,
+  SessionSpec,
+  SessionStatus,
+} from '../../domain/session.ts';
+import type { NewSession, SessionListQuery, SessionRunEnd, SessionStore } from '../../engine/ports.ts';
 import { extendSessionSummary } from '../../domain/session-summary.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, SessionsTable } from '../schema.ts';
+import {
+  heldRunIds,
+  itemsLeftBy,
+  lockSession,
+  promoteHeldRun,
+  sessionCutOf,
+  type LockedSession,
+} from './session-run-line.ts';
 
 /** A reservation this old whose run does not exist was left by a failed creation. */
 const STALE_RESERVATION_MS = 60_000;
@@ -102,9 +116,8 @@ export class SessionRepository implements SessionStore {
     return { total: Number(total), sessions: rows.map(toSession) };
   }
 
-  /** Reserves the session for one run at a time; false when it is ended or already has a run in flight. */
   /**
-   * Reserves the session for `runId`, if no run holds it. A reservation whose run was never created
+   * Reserves the session for `runId`, if no run holds it and none waits in its line. A reservation whose run was never created
    * (the database went away between the two writes, and could not be told to release it) is taken
    * over once it is a minute old: a run is created within milliseconds of its reservation.
    */
@@ -115,6 +128,18 @@ export class SessionRepository implements SessionStore {
       .set({ active_run_id: runId })
       .where('id', '=', sessionId)
       .where('status', '=', 'active')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('runs as held')
+              .select('held.id')
+              .whereRef('held.session_id', '=', 'sessions.id')
+              .where('held.dispatch', '=', 'session')
+              .where('held.cancel_requested_at', 'is', null),
+          ),
+        ),
+      )
       .where((eb) =>
         eb.or([
           eb('active_run_id', 'is', null),
@@ -134,6 +159,52 @@ export class SessionRepository implements SessionStore {
 
   async releaseRun(sessionId: string, runId: string): Promise<void> {
     await releaseSessionRun(this.#db, sessionId, runId);
+  }
+
+  /** Hands the session, if free, to its oldest held run (a hand-over a run's end could not make). */
+  promoteHeldRun(sessionId: string): Promise<string | undefined> {
+    return this.#db.transaction().execute(async (trx) => {
+      const session = await lockSession(trx, sessionId);
+      if (session?.active_run_id !== null) return undefined;
+      return promoteHeldRun(trx, sessionId);
+    });
+  }
+
+  /**
+   * A message with `ifBusy` `interrupt` or `rollback` (held as `runId`): marks the run holding the
+   * session with `cut` (what its end leaves in the history) and requests the cancel of the runs held
+   * before `runId`. Returns the runs to cancel, the holder first.
+   */
+  preempt(sessionId: string, runId: string, cut: SessionCut): Promise<string[]> {
+    return this.#db.transaction().execute(async (trx) => {
+      const session = await lockSession(trx, sessionId);
+      if (!session) return [];
+      const holder = session.active_run_id;
+      if (holder !== null && holder !== runId) {
+        await trx
+          .updateTable('runs')
+          .set({ session_cut: cut })
+          .where('id', '=', holder)
+          .where('ended_at', 'is', null)
+          .execute();
+      }
+      const held = await heldRunIds(trx, sessionId, runId);
+      if (held.length > 0) {
+        // Requested here so that no hand-over picks them before their cancel is signalled.
+        await trx
+          .updateTable('runs')
+          .set({ cancel_requested_at: nowIso() })
+          .where('id', 'in', held)
+          .where('cancel_requested_at', 'is', null)
+          .execute();
+      }
+      return [...(holder !== null && holder !== runId ? [holder] : []), ...held];
+    });
+  }
+
+  /** The runs waiting in the session's line, oldest first. */
+  heldRuns(sessionId: string): Promise<string[]> {
+    return heldRunIds(this.#db, sessionId);
   }
 
   /** Ends the session; returns the run that was in flight, if any. */
@@ -203,22 +274,28 @@ export class SessionRepository implements SessionStore {
 }
 
 /**
- * Appends a successful run's turns to its session and frees the session for
- * the next run. Runs inside the transaction that writes the run's terminal
- * event, so history and outcome never disagree.
+ * A session run's end, in the transaction that writes its terminal event (so history and outcome
+ * never disagree): appends what the run leaves in the history (see `itemsLeftBy`), frees the session
+ * if the run held it, and hands it to the next held run, if any.
  */
-export async function appendSessionTurn(
+export async function endSessionRun(trx: Kysely<Database>, end: SessionRunEnd): Promise<void> {
+  // Locked first: a preempting message either marked this run before, or finds the session moved on.
+  const session = await lockSession(trx, end.sessionId);
+  if (!session) return;
+  const items = await itemsLeftBy(trx, end, await sessionCutOf(trx, end.runId));
+  if (items.length > 0) await appendSessionTurn(trx, end.sessionId, end.runId, items, session);
+  else await releaseSessionRun(trx, end.sessionId, end.runId);
+  if (session.active_run_id === end.runId) await promoteHeldRun(trx, end.sessionId);
+}
+
+/** Appends a run's turns to its session and frees the session for the next run. */
+async function appendSessionTurn(
   db: Kysely<Database>,
   sessionId: string,
   runId: string,
   items: readonly SessionItem[],
+  session: Pick<LockedSession, 'message_count' | 'summary'>,
 ): Promise<void> {
-  const session = await db
-    .selectFrom('sessions')
-    .select(['message_count', 'summary'])
-    .where('id', '=', sessionId)
-    .executeTakeFirst();
-  if (!session) return;
   const last = await db
     .selectFrom('session_messages')
     .select((eb) => eb.fn.max('position').as('position'))

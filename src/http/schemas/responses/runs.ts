@@ -42,7 +42,19 @@ export const runSpecSchema = openObject({
     reasoningEffort: reasoningEffortSchema.nullable().optional(),
     tools: z.array(toolRefView),
     localToolTimeoutMs: z.number().int(),
-    sessionHistory: z.object({ sessionId: z.string(), items: z.number().int().min(0) }).optional(),
+    sessionHistory: z
+      .object({
+        sessionId: z.string(),
+        items: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            'Absent on a run that waited for its busy session: it read the whole history when it started.',
+          ),
+      })
+      .optional(),
     history: z.array(z.unknown()).optional(),
   }),
 }).meta({
