@@ -141,3 +141,57 @@ describe('schedule fires (extensions §8)', () => {
     }
   });
 });
+
+describe('schedule fires into a session (extensions §8 with §6 ifBusy: enqueue)', () => {
+  let f: ScheduleFixture;
+
+  before(async () => {
+    f = await startScheduleFixture('sched-session');
+  });
+  after(() => f.close());
+
+  it('with sessionId each time is a message run of the session, queued behind a run still going (ifBusy: enqueue), none refused', async () => {
+    const { eventually } = await import('../support/waits.ts');
+    await f.server.admin('POST', '/offerings', { provider: 'mock', vendorModelId: 'slow-echo' });
+    const slow = await f.server.admin('POST', '/workspaces/sched-session/agents', {
+      name: 'Slow',
+      systemPrompt: 's',
+      modelId: 'mock/slow-echo',
+    });
+    assert.equal(slow.status, 201, JSON.stringify(slow.body));
+    const session = await f.api('POST', '/agent-sessions', { agentId: slow.body.id });
+    assert.equal(session.status, 201, JSON.stringify(session.body));
+    // About 60 chunks of 20 ms: each run outlasts the second between two times.
+    const prompt = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    const schedule = await f.schedule({
+      agentId: slow.body.id,
+      cron: EVERY_SECOND,
+      prompt,
+      sessionId: session.body.sessionId,
+    });
+    assert.equal(schedule.sessionId, session.body.sessionId);
+    const fired = await f.runsReach(schedule.id, 4);
+    const times = fired.slice(0, 4).map((run) => Date.parse(run.scheduledFor));
+    // A time whose message had been refused as busy would be missing here.
+    assert.deepEqual(
+      times.slice(1).map((time, i) => time - times[i]!),
+      [1000, 1000, 1000],
+    );
+    assert.equal((await f.api('DELETE', `/schedules/${schedule.id}`)).status, 204);
+    const runs = await f.runsOf(schedule.id).catch(() => fired);
+    const statuses = new Map<string, string>();
+    await eventually(
+      async () => {
+        for (const { runId } of fired) {
+          const run = await f.api('GET', `/agent-runs/${runId}`);
+          assert.equal(run.body.sessionId, session.body.sessionId);
+          statuses.set(runId, run.body.status);
+        }
+        return [...statuses.values()].every((status) => status === 'succeeded');
+      },
+      'every fired session run succeeded',
+      { intervalMs: 200 },
+    );
+    assert.ok(runs.length >= 4);
+  });
+});

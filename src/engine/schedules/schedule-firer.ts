@@ -204,9 +204,15 @@ export class ScheduleFirer {
     };
     const metadata = { ...schedule.metadata, scheduleId: schedule.id };
     if (schedule.sessionId !== null) {
-      await sessions.message(credential, schedule.sessionId, { ...schedule.input, metadata }, undefined, {
-        runId,
-      });
+      await sessions.message(
+        credential,
+        schedule.sessionId,
+        { ...schedule.input, metadata, ifBusy: 'enqueue' },
+        undefined,
+        {
+          runId,
+        },
+      );
     } else {
       await runs.create(
         credential,
