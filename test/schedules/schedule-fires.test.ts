@@ -7,7 +7,7 @@ const EVERY_2_S = '*/2 * * * * *';
 const EVERY_SECOND = '* * * * * *';
 
 /** Runs of the workspace created by schedule `scheduleId` (the runs list's metadata filter). */
-async function runsTagged(f: ScheduleFixture, scheduleId: string): Promise<Array<{ id: string }>> {
+async function runsTagged(f: ScheduleFixture, scheduleId: string): Promise<Array<{ runId: string }>> {
   const listed = await f.api(
     'GET',
     `/agent-runs?limit=100&metadata=${encodeURIComponent(`scheduleId:${scheduleId}`)}`,

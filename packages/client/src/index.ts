@@ -46,6 +46,7 @@ export type { ReplyFeedbackResource } from './resources/reply-feedback.ts';
 export type { RunListQuery, RunsResource } from './resources/runs.ts';
 export type { SessionEventsQuery, SessionListQuery, SessionsResource } from './resources/sessions.ts';
 export type { WebhooksResource } from './resources/webhooks.ts';
+export type { SchedulesResource } from './resources/schedules.ts';
 export * from './types.ts';
 export type { components, operations, paths } from './generated/openapi.ts';
 
