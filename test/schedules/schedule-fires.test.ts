@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { embeddedOnly } from '../support/deployment.ts';
 import { startScheduleFixture, type ScheduleFixture } from './schedule-fixture.ts';
 
 const EVERY_2_S = '*/2 * * * * *';
@@ -59,6 +60,21 @@ describe('schedule fires (extensions §8)', () => {
     assert.ok(Date.parse(second.body.runs[0].scheduledFor) < Date.parse(page.body.runs[0].scheduledFor));
     await f.api('DELETE', `/schedules/${schedule.id}`);
   });
+
+  it(
+    'agent_runs_scheduled_runs_total counts the runs schedules created (extensions §2)',
+    embeddedOnly('the worker process counts the runs it fires, on its own /metrics'),
+    async () => {
+      const schedule = await f.schedule({ cron: EVERY_SECOND, prompt: 'counted' });
+      await f.runsReach(schedule.id, 2);
+      await f.api('DELETE', `/schedules/${schedule.id}`);
+      const metrics = await fetch(`${f.server.baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${f.server.adminToken}` },
+      });
+      const counted = /^agent_runs_scheduled_runs_total (\d+)/m.exec(await metrics.text());
+      assert.ok(Number(counted?.[1]) >= 2, `counted: ${counted?.[1]}`);
+    },
+  );
 
   it('a disabled schedule does not fire, while an enabled one beside it fires', async () => {
     const disabled = await f.schedule({ cron: EVERY_SECOND, prompt: 'p', enabled: false });
