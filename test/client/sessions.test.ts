@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LocalToolDispatcher, NotFoundError } from '@agent-runs/client';
+import { LocalToolDispatcher, NotFoundError, SessionBusyError } from '@agent-runs/client';
 import { startClientFixture, type ClientFixture } from './client-fixture.ts';
 
 describe('sessions: create, send, history, list, end', () => {
@@ -59,6 +59,29 @@ describe('sessions: create, send, history, list, end', () => {
     const outcome = await fixture.client.sessions.send(sessionId, 'call clock {}', { tools });
     assert.equal(outcome.type, 'result');
     if (outcome.type === 'result') assert.match(outcome.result.text, /noon/);
+  });
+
+  it('ifBusy (extensions §6): sessions.send with { ifBusy: enqueue } queues behind the run in flight; the default is SessionBusyError', async () => {
+    const tools = new LocalToolDispatcher();
+    tools.local('clock', () => 'noon', { parameters: { type: 'object', properties: {} } });
+    const client = fixture.client;
+    const { sessionId } = await client.sessions.create({ systemPrompt: 's', tools: tools.toolRefs() });
+    // The first run waits for the clock's answer, which comes only once it is followed: the session is busy.
+    const first = await client.sessions.message(sessionId, { prompt: 'call clock {}' });
+    await assert.rejects(client.sessions.send(sessionId, 'refused'), SessionBusyError);
+    const queued = await client.sessions.message(sessionId, { prompt: 'queued', ifBusy: 'enqueue' });
+    assert.equal((await client.runs.get(queued.runId)).status, 'queued');
+    const sent = client.sessions.send(sessionId, 'sent', { ifBusy: 'enqueue' });
+    assert.equal((await client.runs.follow(first.runId, { tools })).type, 'result');
+    assert.equal((await client.runs.follow(queued.runId)).type, 'result');
+    const outcome = await sent;
+    assert.equal(outcome.type, 'result');
+    if (outcome.type === 'result') assert.equal(outcome.result.text, 'You said: sent');
+    const replay = await client.sessions.events(sessionId);
+    assert.deepEqual(
+      replay.events.filter((frame) => frame.type === 'user_message').map((frame) => frame.text),
+      ['call clock {}', 'queued', 'sent'],
+    );
   });
 
   it('sessions.list filters by metadata and status; get gives the detail; end ends the session', async () => {

@@ -5,10 +5,22 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { EVENTS_THROUGH_FIRST_TEXT } from '../fakes/fake-anthropic.ts';
+import type { SseFrame } from '../support/sse-client.ts';
 import { deferred } from '../support/waits.ts';
 import { startSessionFixture, terminalOf, transcript, type SessionFixture } from './session-support.ts';
 
 type ReplayFrame = { seq: number; type: string; text: string };
+
+const lookupTool = {
+  kind: 'local',
+  name: 'lookup_order',
+  description: 'Order status by id.',
+  parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+};
+
+const terminalCount = (frames: readonly SseFrame[]) =>
+  frames.filter((frame) => ['result', 'error', 'cancelled'].includes(frame.data.type)).length;
 
 describe('busy sessions: ifBusy', () => {
   let fixture: SessionFixture;
@@ -171,5 +183,146 @@ describe('busy sessions: ifBusy', () => {
     const late = await fixture.postMessage(sessionId, { prompt: 'D', ifBusy: 'enqueue' });
     assert.equal(late.status, 409);
     assert.equal(late.body.error, 'session_ended');
+  });
+
+  /**
+   * Message A: one completed turn ('Checking the order.', a client tool call, answered), then a
+   * second turn cut while streaming ('It has' sent, the rest held). Returns the run's watch once
+   * that partial text reached the client (the rest is held by `scriptCutRun`).
+   */
+  async function runCutMidTurn(sessionId: string) {
+    const run = await fixture.startMessage(sessionId, { prompt: 'Where is order A-1?' });
+    await run.waitForType('local_tool_call');
+    const answered = await fixture.postToolResult(run.runId, { toolUseId: 'toolu_i1', result: 'shipped' });
+    assert.equal(answered.status, 200);
+    await run.waitFor(
+      (frame) => frame.data.type === 'assistant_delta' && frame.data.data.text === 'It has',
+      'the second turn streaming',
+    );
+    return run;
+  }
+
+  const scriptCutRun = (held: Promise<unknown>, nextReply: string) =>
+    fixture.fake.enqueue(
+      {
+        text: ['Checking the order.'],
+        toolCalls: [{ id: 'toolu_i1', name: 'lookup_order', input: { id: 'A-1' } }],
+      },
+      {
+        text: ['It has', ' shipped', ' by air.'],
+        holdAfterChunks: EVENTS_THROUGH_FIRST_TEXT,
+        holdUntil: held,
+      },
+      { text: [nextReply] },
+    );
+
+  it('interrupt: the run in flight ends cancelled (one terminal event, its stream ends), its completed turns stay, the turn it was streaming does not; then the new run starts', async () => {
+    const held = deferred();
+    scriptCutRun(held.promise, 'By DHL.');
+    const sessionId = await fixture.newSession({ systemPrompt: 's', tools: [lookupTool] });
+    const first = await runCutMidTurn(sessionId);
+    const second = await fixture.startMessage(sessionId, { prompt: 'Which carrier?', ifBusy: 'interrupt' });
+    try {
+      const frames = await first.ended;
+      assert.equal(terminalOf(frames)?.type, 'cancelled');
+      assert.equal(terminalCount(frames), 1);
+      assert.equal(await statusOf(first.runId), 'cancelled');
+      assert.equal(terminalOf(await second.ended)?.type, 'result');
+    } finally {
+      held.resolve();
+    }
+    assert.equal(fixture.fake.requests.length, 3);
+    assert.deepEqual(transcript(fixture.fake.requests[2]), [
+      'user: Where is order A-1?',
+      'assistant: Checking the order.',
+      'user: Which carrier?',
+    ]);
+    assert.deepEqual(await replayLines(sessionId), [
+      'user_message: Where is order A-1?',
+      'assistant_message: Checking the order.',
+      'user_message: Which carrier?',
+      'assistant_message: By DHL.',
+    ]);
+  });
+
+  it('rollback: the run in flight ends cancelled and everything it appended (its user message and turns) is gone; then the new run starts', async () => {
+    fixture.fake.enqueue({ text: ['first reply'] });
+    const sessionId = await fixture.newSession({ systemPrompt: 's', tools: [lookupTool] });
+    await fixture.sendMessage(sessionId, { prompt: 'Hello' });
+    const held = deferred();
+    scriptCutRun(held.promise, 'Fresh answer.');
+    const first = await runCutMidTurn(sessionId);
+    const second = await fixture.startMessage(sessionId, { prompt: 'Start over', ifBusy: 'rollback' });
+    try {
+      const frames = await first.ended;
+      assert.equal(terminalOf(frames)?.type, 'cancelled');
+      assert.equal(terminalCount(frames), 1);
+      assert.equal(terminalOf(await second.ended)?.type, 'result');
+    } finally {
+      held.resolve();
+    }
+    assert.deepEqual(transcript(fixture.fake.requests.at(-1)), [
+      'user: Hello',
+      'assistant: first reply',
+      'user: Start over',
+    ]);
+    assert.deepEqual(await replayLines(sessionId), [
+      'user_message: Hello',
+      'assistant_message: first reply',
+      'user_message: Start over',
+      'assistant_message: Fresh answer.',
+    ]);
+    const replay = await fixture.replay(sessionId);
+    assert.deepEqual(
+      (replay.body.events as ReplayFrame[]).map((event) => event.seq),
+      [0, 1, 2, 3],
+      'seq stays gapless',
+    );
+  });
+
+  for (const ifBusy of ['interrupt', 'rollback'] as const) {
+    it(`${ifBusy}: the runs queued before it end cancelled without executing, and the new run starts next`, async () => {
+      const held = deferred();
+      fixture.fake.enqueue(
+        { text: ['never finished'], holdAfterChunks: EVENTS_THROUGH_FIRST_TEXT, holdUntil: held.promise },
+        { text: ['the new run'] },
+        { text: ['queued after it'] },
+      );
+      const sessionId = await fixture.newSession();
+      const first = await fixture.startMessage(sessionId, { prompt: 'A' });
+      await first.waitForType('assistant_delta');
+      const queued = await fixture.startMessage(sessionId, { prompt: 'B', ifBusy: 'enqueue' });
+      const preempting = await fixture.startMessage(sessionId, { prompt: 'C', ifBusy });
+      const after = await fixture.startMessage(sessionId, { prompt: 'D', ifBusy: 'enqueue' });
+      try {
+        assert.equal(terminalOf(await first.ended)?.type, 'cancelled');
+        assert.deepEqual(
+          (await queued.ended).map((frame) => frame.data.type),
+          ['cancelled'],
+        );
+        assert.equal(terminalOf(await preempting.ended)?.type, 'result');
+        assert.equal(terminalOf(await after.ended)?.type, 'result');
+      } finally {
+        held.resolve();
+      }
+      assert.equal(fixture.fake.requests.length, 3, 'the cancelled queued run never reached the provider');
+      const kept = ifBusy === 'interrupt' ? ['user_message: A'] : [];
+      assert.deepEqual(await replayLines(sessionId), [
+        ...kept,
+        'user_message: C',
+        'assistant_message: the new run',
+        'user_message: D',
+        'assistant_message: queued after it',
+      ]);
+    });
+  }
+
+  it('interrupt or rollback on a session that is not busy starts the run at once and removes nothing', async () => {
+    fixture.fake.enqueue({ text: ['one'] }, { text: ['two'] }, { text: ['three'] });
+    const sessionId = await fixture.newSession();
+    await fixture.sendMessage(sessionId, { prompt: 'first' });
+    await fixture.sendMessage(sessionId, { prompt: 'second', ifBusy: 'interrupt' });
+    await fixture.sendMessage(sessionId, { prompt: 'third', ifBusy: 'rollback' });
+    assert.equal((await fixture.replay(sessionId)).body.total, 6);
   });
 });

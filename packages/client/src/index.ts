@@ -44,7 +44,12 @@ export type { IdentityResource } from './resources/identity.ts';
 export type { ModelsResource } from './resources/models.ts';
 export type { ReplyFeedbackResource } from './resources/reply-feedback.ts';
 export type { RunListQuery, RunsResource } from './resources/runs.ts';
-export type { SessionEventsQuery, SessionListQuery, SessionsResource } from './resources/sessions.ts';
+export type {
+  SessionEventsQuery,
+  SessionListQuery,
+  SessionSendOptions,
+  SessionsResource,
+} from './resources/sessions.ts';
 export type { WebhooksResource } from './resources/webhooks.ts';
 export type { SchedulesResource } from './resources/schedules.ts';
 export * from './types.ts';

@@ -119,6 +119,8 @@ export type RunListEntry = Schemas['RunListEntry'];
 export type SessionCreateRequest = Schemas['SessionCreateRequest'];
 export type SessionCreated = Schemas['SessionCreated'];
 export type SessionMessageRequest = Schemas['SessionMessageRequest'];
+/** What a message to a busy session does: `reject` (the default), `enqueue`, `interrupt`, `rollback`. */
+export type IfBusy = NonNullable<SessionMessageRequest['ifBusy']>;
 export type SessionStatus = Schemas['SessionStatus'];
 export type SessionListEntry = Schemas['SessionListEntry'];
 export type SessionList = Schemas['SessionList'];

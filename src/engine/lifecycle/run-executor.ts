@@ -136,7 +136,8 @@ export class RunExecutor {
       if (!stop.signal.aborted) stop.abort(reason);
     };
     const stopListening = await signals.listen(job.runId, (signal) => {
-      if (signal.kind === 'cancel' && !abort.signal.aborted) abort.abort(new RunCancelled());
+      if (signal.kind === 'cancel' && !abort.signal.aborted)
+        abort.abort(new RunCancelled(signal.cut === true));
     });
     const onShutdown = () => halt(new ServiceShutdown());
     let cancelCheck: NodeJS.Timeout | undefined;

@@ -102,13 +102,14 @@ export class RunService {
    * stored request is what counts: an owner the signal misses finds it by its periodic check. A run
    * still waiting for a slot is admitted at once (it only ends); a parked run sees the cancel when its
    * pending calls are answered or time out (they are fulfilled before the final event).
+   * `cutTurn`: a later session message interrupts the run; the turn it streams is cut off now.
    */
-  async cancel(workspaceId: string, runId: string): Promise<RunState> {
+  async cancel(workspaceId: string, runId: string, options: { cutTurn?: boolean } = {}): Promise<RunState> {
     const run = await this.state(workspaceId, runId);
     if (run.endedAt !== null) return run;
     await this.#deps.runs.requestCancel(run.id);
     await this.#deps.signals
-      .send(run.id, { kind: 'cancel' })
+      .send(run.id, { kind: 'cancel', ...(options.cutTurn && { cut: true }) })
       .catch((error: unknown) =>
         this.#deps.logger.warn({ runId: run.id, err: error }, 'cancel signal not sent'),
       );

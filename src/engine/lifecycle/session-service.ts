@@ -141,9 +141,9 @@ export class SessionService {
       caller,
     );
     if (ifBusy !== 'enqueue') {
-      for (const cancelled of await sessions.preempt(sessionId, run.id, ifBusy)) {
-        await runs.cancel(credential.workspaceId, cancelled);
-      }
+      const [holder, ...queued] = await sessions.preempt(sessionId, run.id, ifBusy);
+      if (holder !== undefined) await runs.cancel(credential.workspaceId, holder, { cutTurn: true });
+      for (const cancelled of queued) await runs.cancel(credential.workspaceId, cancelled);
     }
     // The session may have freed before the run was stored, with nobody left to hand it over.
     if ((await sessions.promoteHeldRun(sessionId)) !== undefined)

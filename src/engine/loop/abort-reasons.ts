@@ -3,8 +3,11 @@ import { isStoreUnavailable, type StoreUnavailableError } from '../../domain/err
 /** Abort reason when the run was cancelled by a client. */
 export class RunCancelled extends Error {
   override name = 'RunCancelled';
-  constructor() {
+  /** A later session message interrupts the run: the turn it is streaming is cut off, not finished. */
+  readonly cutsTurn: boolean;
+  constructor(cutsTurn = false) {
     super('run cancelled');
+    this.cutsTurn = cutsTurn;
   }
 }
 

@@ -1,3 +1,5 @@
+import { RunCancelled } from './abort-reasons.ts';
+
 /** Why a control ended a turn mid-stream (a review's verdict on the reasoning so far). */
 export class TurnCutByControl extends Error {
   override name = 'TurnCutByControl';
@@ -10,8 +12,9 @@ export class TurnCutByControl extends Error {
  * The abort signal of one model call. The service stopping aborts it at any
  * time; a cancel only while the call has not answered yet: a cancelled run
  * stops between turns, so a turn that is answering completes, while a call
- * still waiting for its first output has no turn to finish. A control may cut
- * the turn at any time.
+ * still waiting for its first output has no turn to finish (a cancel by a
+ * later session message's `interrupt` or `rollback` cuts it at any time). A
+ * control may cut the turn at any time.
  */
 export class ModelCallAbort {
   readonly #controller = new AbortController();
@@ -57,6 +60,8 @@ export class ModelCallAbort {
   };
 
   readonly #onCancel = (): void => {
-    if (!this.#answered) this.#controller.abort(this.#cancel.reason);
+    const reason: unknown = this.#cancel.reason;
+    if (!this.#answered || (reason instanceof RunCancelled && reason.cutsTurn))
+      this.#controller.abort(reason);
   };
 }

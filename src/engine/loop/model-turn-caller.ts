@@ -7,6 +7,7 @@ import type { RunEmitter } from '../log/run-emitter.ts';
 import { ReplayedPrefix } from '../takeover/replayed-prefix.ts';
 import type { ControlPipeline } from './control-pipeline.ts';
 import { estimatedCutTurnUsage } from './cut-turn-usage.ts';
+import { RunCancelled } from './abort-reasons.ts';
 import { InterruptedModelCall } from './interrupted-model-call.ts';
 import { ModelCallAbort } from './model-call-abort.ts';
 import { retryDelayMs, type RetryPolicy } from './retry-policy.ts';
@@ -102,6 +103,10 @@ export class ModelTurnCaller {
             return { kind: 'cut_by_control', partialText };
           }
           run.tally.countFailed();
+          // Cut off by a later session message: the turn ends with what the client has of it.
+          const reason: unknown = abort.signal.reason;
+          if (reason instanceof RunCancelled && reason.cutsTurn)
+            run.endTurnWithPartialText(turn, partialText);
           if (abort.signal.aborted) throw error;
           // The text already streamed ends the turn, as when a provider stream fails.
           run.endTurnWithPartialText(turn, partialText);

@@ -21,8 +21,12 @@ export interface RunEventBus {
   ): Promise<() => void>;
 }
 
-/** Control messages to the worker that owns a run; the stored state they point at is the truth. */
-export type RunSignal = { kind: 'cancel' };
+/**
+ * Control messages to the worker that owns a run; the stored state they point at is the truth.
+ * `cut`: a later session message interrupts the run (extensions §6): the turn it is streaming is cut
+ * off now instead of finishing.
+ */
+export type RunSignal = { kind: 'cancel'; cut?: boolean };
 
 export interface RunSignals {
   send(runId: string, signal: RunSignal): Promise<void>;

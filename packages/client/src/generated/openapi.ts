@@ -343,7 +343,7 @@ export interface paths {
     post?: never;
     /**
      * End a session
-     * @description The session becomes `ended`; a run in progress is cancelled.
+     * @description The session becomes `ended`; a run in progress is cancelled, and so are the runs queued behind it (they end `cancelled` without executing).
      */
     delete: operations['endSession'];
     options?: never;
@@ -382,7 +382,7 @@ export interface paths {
     put?: never;
     /**
      * Send a message (a session run)
-     * @description A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session.
+     * @description A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session: while a run of the session has not ended, `ifBusy` says what the message does (`reject` by default: `409 session_busy`; `enqueue`, `interrupt`, `rollback`: the run is accepted `queued`).
      */
     post: operations['sendSessionMessage'];
     delete?: never;

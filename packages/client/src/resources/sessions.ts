@@ -8,6 +8,7 @@ import type {
   SessionDetail,
   SessionEnded,
   SessionList,
+  IfBusy,
   SessionMessageRequest,
   SessionReplay,
 } from '../types.ts';
@@ -26,6 +27,12 @@ export interface SessionEventsQuery {
   full?: boolean;
   /** Only the last N messages. */
   lastMessages?: number;
+}
+
+/** How `send` sends a message and follows its run. */
+export interface SessionSendOptions extends FollowRunOptions {
+  /** What the message does if a run of the session has not ended (`reject` by default). */
+  ifBusy?: IfBusy;
 }
 
 /** `{ws}/agent-sessions`: sessions, their history and their message runs. */
@@ -87,8 +94,11 @@ export class SessionsResource {
   }
 
   /**
-   * `POST …/messages`: starts a run on the session's history (`SessionBusyError` while one is in
-   * flight). Sends a generated `Idempotency-Key` (or `options.idempotencyKey`), so a retry answers the
+   * `POST …/messages`: starts a run on the session's history. While a run of the session has not
+   * ended, `body.ifBusy` decides: `reject` (the default: `SessionBusyError`), `enqueue` (the run is
+   * queued and starts after the earlier runs end), `interrupt` (the running run is cancelled, its
+   * completed turns stay in the history) or `rollback` (it is cancelled and what it appended is
+   * removed); see docs/sessions.md. Sends a generated `Idempotency-Key` (or `options.idempotencyKey`), so a retry answers the
    * same run; with `idempotencyKey: false`, none, and no retry.
    */
   message(sessionId: string, body: SessionMessageRequest, options: RequestOptions = {}): Promise<RunCreated> {
@@ -102,15 +112,20 @@ export class SessionsResource {
     });
   }
 
-  /** Sends a message (a prompt or a full request) and follows its run to the terminal event. */
+  /**
+   * Sends a message (a prompt or a full request) and follows its run to the terminal event (a queued
+   * run's outcome comes once it ran). `options.ifBusy` is sent as the body's `ifBusy`.
+   */
   async send(
     sessionId: string,
     message: string | SessionMessageRequest,
-    options: FollowRunOptions = {},
+    options: SessionSendOptions = {},
   ): Promise<RunOutcome> {
-    const body = typeof message === 'string' ? { prompt: message } : message;
-    const { runId } = await this.message(sessionId, body, options.signal ? { signal: options.signal } : {});
-    return followRun({ runs: this.#runs }, runId, { ...options, createdHere: true });
+    const { ifBusy, ...follow } = options;
+    const request = typeof message === 'string' ? { prompt: message } : message;
+    const body = ifBusy === undefined ? request : { ...request, ifBusy };
+    const { runId } = await this.message(sessionId, body, follow.signal ? { signal: follow.signal } : {});
+    return followRun({ runs: this.#runs }, runId, { ...follow, createdHere: true });
   }
 
   /** `DELETE {ws}/agent-sessions/{sessionId}`: the session ends; an in-flight run is cancelled. */

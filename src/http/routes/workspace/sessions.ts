@@ -161,7 +161,7 @@ export function sessionRoutes(app: FastifyInstance, { engine, repos }: AppResour
         operationId: 'sendSessionMessage',
         summary: 'Send a message (a session run)',
         description:
-          "A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session.",
+          "A run over the session's history and defaults; overrides here apply to this run only. On success the user and assistant turns are appended to the session. One run at a time per session: while a run of the session has not ended, `ifBusy` says what the message does (`reject` by default: `409 session_busy`; `enqueue`, `interrupt`, `rollback`: the run is accepted `queued`).",
         tags: ['sessions'],
         scopes: ['sessions:write'],
         bucket: 'run_start',
@@ -195,7 +195,8 @@ export function sessionRoutes(app: FastifyInstance, { engine, repos }: AppResour
     describeRoute({
       operationId: 'endSession',
       summary: 'End a session',
-      description: 'The session becomes `ended`; a run in progress is cancelled.',
+      description:
+        'The session becomes `ended`; a run in progress is cancelled, and so are the runs queued behind it (they end `cancelled` without executing).',
       tags: ['sessions'],
       scopes: ['sessions:write'],
       bucket: 'other_mutations',
