@@ -37,6 +37,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Delays before each webhook retry, in milliseconds (extensions §7); after the last, a delivery fails. */
   webhookRetryScheduleMs: number[];
+  /** How often a firing process looks for due schedules, in milliseconds (extensions §8). */
+  schedulePollMs: number;
   tracing: TracingConfig;
 }
 
@@ -138,6 +140,12 @@ const envSchema = z.object({
     )
     .transform((delays) => delays.map(Number))
     .optional(),
+  AGENT_RUNS_SCHEDULE_POLL_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds from 100 to 60000')
+    .transform(Number)
+    .refine((ms) => ms >= 100 && ms <= 60_000, 'must be a whole number of milliseconds from 100 to 60000')
+    .default(1_000),
   AGENT_RUNS_METRICS_TOKEN: z.string().optional(),
   AGENT_RUNS_METRICS_PORT: z
     .string()
@@ -215,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.AGENT_RUNS_METRICS_TOKEN,
     metricsPort: e.AGENT_RUNS_METRICS_PORT,
     webhookRetryScheduleMs: e.AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE ?? [...DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS],
+    schedulePollMs: e.AGENT_RUNS_SCHEDULE_POLL_MS,
     tracing: {
       enabled:
         e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,

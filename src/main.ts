@@ -9,6 +9,8 @@ import { telemetryServices } from './telemetry-services.ts';
 import { createTransport } from './transport.ts';
 import { startWorker, workerModelPort, type EngineOptions } from './worker-services.ts';
 import { startWebhookDeliveries, webhookWakes } from './webhook-services.ts';
+import { startScheduleFirer } from './schedule-services.ts';
+import { ScheduleService } from './engine/schedules/schedule-service.ts';
 import { wakingEventStore } from './engine/webhooks/waking-event-store.ts';
 import { buildApp } from './http/app.ts';
 import { buildManagementApp } from './http/management-app.ts';
@@ -176,6 +178,26 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       redis ? { kind: 'redis', client: redis.client, prefix: config.redisPrefix } : { kind: 'memory' },
       RATE_LIMIT_WINDOW_SECONDS,
     );
+    const scheduleService = new ScheduleService({
+      schedules: repos.schedules,
+      agents: repos.agents,
+      sessions: repos.sessions,
+      resolver: catalog,
+      toolCatalog,
+    });
+    // Workers fire schedules (the embedded process is one): see docs/schedules.md.
+    const scheduleFirer =
+      config.role !== 'api' && !options.internalAdmin
+        ? startScheduleFirer({
+            config,
+            logger: options.logger,
+            repos,
+            runs: runService,
+            sessions: sessionService,
+            rateCounters,
+            metrics,
+          })
+        : undefined;
     const resources: ServiceResources = {
       config,
       storage,
@@ -192,6 +214,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
       engine: {
         runs: runService,
         sessions: sessionService,
+        schedules: scheduleService,
         hostedAgents: new HostedAgents({
           agents: repos.agents,
           contexts: repos.a2aContexts,
@@ -240,6 +263,7 @@ export async function createService(config: Config, options: ServiceOptions): Pr
         () => shutdown.abort(),
         options.engine?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
       );
+      await scheduleFirer?.close();
       await sweeper?.close();
       await webhooks?.stop();
       await dispatcher.close();

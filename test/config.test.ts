@@ -119,6 +119,18 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('AGENT_RUNS_SCHEDULE_POLL_MS: 1000 by default, 100 to 60000 milliseconds; anything else is refused at start', () => {
+    assert.equal(loadConfig({}).schedulePollMs, 1000);
+    assert.equal(loadConfig({ AGENT_RUNS_SCHEDULE_POLL_MS: '250' }).schedulePollMs, 250);
+    for (const bad of ['99', '60001', '1s', '-5', '1.5']) {
+      assert.throws(
+        () => loadConfig({ AGENT_RUNS_SCHEDULE_POLL_MS: bad }),
+        /AGENT_RUNS_SCHEDULE_POLL_MS: .*milliseconds/,
+        bad,
+      );
+    }
+  });
+
   it('AGENT_RUNS_PLUGINS: operator plugin modules, comma-separated', () => {
     assert.deepEqual(loadConfig({}).plugins, []);
     assert.deepEqual(loadConfig({ AGENT_RUNS_PLUGINS: './a.ts, @acme/tools' }).plugins, [

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   webhook: 'wh',
   /** A webhook delivery: its `webhook-id`, the same on every attempt. */
   webhookDelivery: 'msg',
+  schedule: 'sch',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -28,3 +28,4 @@ export type * from './ports/metrics.ts';
 export type * from './ports/tracing.ts';
 export type * from './ports/idempotency.ts';
 export type * from './ports/webhooks.ts';
+export type * from './ports/schedules.ts';

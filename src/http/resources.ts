@@ -30,6 +30,7 @@ import type {
 } from '../engine/ports.ts';
 import type { RunService } from '../engine/lifecycle/run-service.ts';
 import type { AgentThreads } from '../engine/lifecycle/agent-threads.ts';
+import type { ScheduleService } from '../engine/schedules/schedule-service.ts';
 import type { HostedAgents } from '../engine/lifecycle/hosted-agents.ts';
 import type { SessionService } from '../engine/lifecycle/session-service.ts';
 import type { ModelCatalog } from '../providers/model-catalog.ts';
@@ -74,6 +75,7 @@ export interface AppResources {
   engine: {
     runs: RunService;
     sessions: SessionService;
+    schedules: ScheduleService;
     /** Workspace agents served to A2A peers (the hosted A2A endpoint). */
     hostedAgents: HostedAgents;
     /** Workspace agents served to AG-UI front ends (the AG-UI endpoint). */

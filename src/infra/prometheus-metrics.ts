@@ -92,6 +92,11 @@ export class PrometheusMetrics implements MetricsExposition {
     help: 'SSE streams open on this process (run streams and hosted A2A streams).',
     registers: [this.registry],
   });
+  private readonly scheduledRuns = new Counter({
+    name: 'agent_runs_scheduled_runs_total',
+    help: 'Runs created by schedules.',
+    registers: [this.registry],
+  });
   private readonly rateLimitedCount = new Counter({
     name: 'agent_runs_rate_limited_total',
     help: 'Requests refused with 429, by rate-limit bucket.',
@@ -133,12 +138,6 @@ export class PrometheusMetrics implements MetricsExposition {
   }) {
     this.#workspaceSlugs = options.workspaceSlugs;
     this.#onError = options.onError;
-    // Not built yet (schedules): registered at 0 so dashboards and alerts can name it.
-    new Counter({
-      name: 'agent_runs_scheduled_runs_total',
-      help: 'Runs created by schedules.',
-      registers: [this.registry],
-    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -194,6 +193,9 @@ export class PrometheusMetrics implements MetricsExposition {
     this.webhookDeliveries.inc({ outcome });
   }
 
+  scheduledRun(): void {
+    this.scheduledRuns.inc();
+  }
   rateLimited(bucket: string): void {
     this.rateLimitedCount.inc({ bucket });
   }

@@ -392,6 +392,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  schedules: SchedulesTable;
+  schedule_fires: ScheduleFiresTable;
 }
 
 export interface WebhookEndpointsTable {
@@ -420,5 +422,35 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: string | null;
   lease_until: string | null;
   payload: string | null;
+  created_at: string;
+}
+
+export interface SchedulesTable {
+  id: string;
+  workspace_id: string;
+  api_key_id: string;
+  agent_id: string;
+  cron: string;
+  timezone: string;
+  /** JSON `{ prompt }` or `{ messages }`. */
+  input: string;
+  session_id: string | null;
+  /** JSON object of strings. */
+  metadata: string;
+  enabled: number;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  last_run_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScheduleFiresTable {
+  schedule_id: string;
+  scheduled_for: string;
+  run_id: string;
+  status: string;
+  error: string | null;
+  lease_until: string;
   created_at: string;
 }

@@ -12,6 +12,7 @@ import type {
   RunStatus,
   SessionsResource,
   WebhooksResource,
+  SchedulesResource,
 } from '@agent-runs/client';
 import { GENERATED_TYPES_PATH, renderOpenApiTypes } from '../../packages/client/scripts/openapi-types.ts';
 import { startClientFixture, type ClientFixture } from './client-fixture.ts';
@@ -120,6 +121,18 @@ describe('the SDK types match the OpenAPI document the service serves', () => {
       systemPrompt: 's',
     });
     assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    const schedule = await client.schedules.create({
+      agentId: agent.body.id,
+      cron: '0 3 1 1 *',
+      prompt: 'p',
+    });
+    await Promise.all([
+      settle(client.schedules.list()),
+      settle(client.schedules.get(schedule.id)),
+      settle(client.schedules.update(schedule.id, { enabled: false })),
+      settle(client.schedules.runs(schedule.id)),
+    ]);
+    await client.schedules.delete(schedule.id);
     await client.hostedAgents.card('helper');
     await client.hostedAgents.send('helper', 'hi');
 
@@ -187,4 +200,11 @@ export type MethodTypesMatchTheDocument = [
   Expect<Equal<Parameters<WebhooksResource['update']>[1], RequestBody<'updateWebhook'>>>,
   Expect<Equal<Returns<WebhooksResource['update']>, SuccessBody<'updateWebhook'>>>,
   Expect<Equal<Returns<WebhooksResource['deliveries']>, SuccessBody<'listWebhookDeliveries'>>>,
+  Expect<Equal<Parameters<SchedulesResource['create']>[0], RequestBody<'createSchedule'>>>,
+  Expect<Equal<Returns<SchedulesResource['create']>, SuccessBody<'createSchedule'>>>,
+  Expect<Equal<Returns<SchedulesResource['list']>, SuccessBody<'listSchedules'>>>,
+  Expect<Equal<Returns<SchedulesResource['get']>, SuccessBody<'getSchedule'>>>,
+  Expect<Equal<Parameters<SchedulesResource['update']>[1], RequestBody<'updateSchedule'>>>,
+  Expect<Equal<Returns<SchedulesResource['update']>, SuccessBody<'updateSchedule'>>>,
+  Expect<Equal<Returns<SchedulesResource['runs']>, SuccessBody<'listScheduleRuns'>>>,
 ];

@@ -53,6 +53,13 @@ const ROUTES: { method: 'POST' | 'PATCH'; pattern: string; limit: number; admin:
     limit: MiB,
     admin: false,
   },
+  { method: 'POST', pattern: '/api/v1/workspaces/:workspaceSlug/schedules', limit: MiB, admin: false },
+  {
+    method: 'PATCH',
+    pattern: '/api/v1/workspaces/:workspaceSlug/schedules/:scheduleId',
+    limit: MiB,
+    admin: false,
+  },
   { method: 'POST', pattern: '/api/a2a/:workspaceSlug/agents/:agentSlug', limit: MiB, admin: false },
   { method: 'POST', pattern: '/api/a2a/:workspaceSlug/agents/:agentSlug/', limit: MiB, admin: false },
   { method: 'POST', pattern: '/api/mcp/:workspaceSlug', limit: MiB, admin: false },

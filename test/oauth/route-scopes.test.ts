@@ -351,7 +351,7 @@ function concrete(row: Row, context: Context): string {
 }
 
 /**
- * Routes the extensions mark "API keys only" (webhooks): no scope opens them to an OAuth token, which
+ * Routes the extensions mark "API keys only" (webhooks, schedules): no scope opens them to an OAuth token, which
  * gets `403 insufficient_scope` with `required: "api_key"`.
  */
 const API_KEYS_ONLY: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; pattern: string }[] = [
@@ -362,6 +362,12 @@ const API_KEYS_ONLY: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; pattern: str
   { method: 'DELETE', pattern: `${WS}/webhooks/:webhookId` },
   { method: 'GET', pattern: `${WS}/webhooks/:webhookId/deliveries` },
   { method: 'POST', pattern: `${WS}/webhooks/:webhookId/deliveries/:deliveryId/retry` },
+  { method: 'POST', pattern: `${WS}/schedules` },
+  { method: 'GET', pattern: `${WS}/schedules` },
+  { method: 'GET', pattern: `${WS}/schedules/:scheduleId` },
+  { method: 'PATCH', pattern: `${WS}/schedules/:scheduleId` },
+  { method: 'DELETE', pattern: `${WS}/schedules/:scheduleId` },
+  { method: 'GET', pattern: `${WS}/schedules/:scheduleId/runs` },
 ];
 
 describe('OAuth scopes: every workspace route and userinfo requires its scope from the spec table', () => {
@@ -468,7 +474,8 @@ describe('OAuth scopes: every workspace route and userinfo requires its scope fr
       const path = route.pattern
         .replace(':workspaceSlug', context.fixture.slug)
         .replace(':webhookId', 'wh_unknown')
-        .replace(':deliveryId', 'msg_unknown');
+        .replace(':deliveryId', 'msg_unknown')
+        .replace(':scheduleId', 'sch_unknown');
       const everyScope = await tokenWith(OAUTH_SCOPE_NAMES, context.fixture);
       const response = await context.server.request(route.method, path, {
         headers: everyScope,

@@ -9,6 +9,7 @@ import { ReplyFeedbackResource } from './resources/reply-feedback.ts';
 import { RunsResource } from './resources/runs.ts';
 import { SessionsResource } from './resources/sessions.ts';
 import { WebhooksResource } from './resources/webhooks.ts';
+import { SchedulesResource } from './resources/schedules.ts';
 import { segment } from './resources/workspace-context.ts';
 
 export interface AgentRunsClientOptions {
@@ -44,6 +45,8 @@ export class AgentRunsClient {
   readonly hostedAgents: HostedAgentsResource;
   /** Webhook endpoints and their deliveries (API keys only). */
   readonly webhooks: WebhooksResource;
+  /** Stored agents run on a cron schedule (API keys only). */
+  readonly schedules: SchedulesResource;
   readonly #authorizer: Authorizer;
 
   constructor(options: AgentRunsClientOptions) {
@@ -72,6 +75,7 @@ export class AgentRunsClient {
     this.identity = new IdentityResource(context);
     this.hostedAgents = new HostedAgentsResource(context);
     this.webhooks = new WebhooksResource(context);
+    this.schedules = new SchedulesResource(context);
   }
 
   /** The OAuth tokens currently in use (after any refresh); undefined for an API key. */

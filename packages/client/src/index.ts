@@ -51,6 +51,7 @@ export type {
   SessionsResource,
 } from './resources/sessions.ts';
 export type { WebhooksResource } from './resources/webhooks.ts';
+export type { SchedulesResource } from './resources/schedules.ts';
 export * from './types.ts';
 export type { components, operations, paths } from './generated/openapi.ts';
 

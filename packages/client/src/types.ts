@@ -83,6 +83,14 @@ export type Feedback = Schemas['Feedback'];
 export type FeedbackEntry = Schemas['FeedbackEntry'];
 export type FeedbackList = Schemas['FeedbackList'];
 
+// Schedules
+
+export type CreateSchedule = Schemas['CreateSchedule'];
+export type UpdateSchedule = Schemas['UpdateSchedule'];
+export type Schedule = Schemas['Schedule'];
+export type ScheduleList = Schemas['ScheduleList'];
+export type ScheduleRunList = Schemas['ScheduleRunList'];
+
 // Webhooks
 
 export type WebhookEvent = Schemas['WebhookEvent'];

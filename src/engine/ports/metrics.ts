@@ -32,6 +32,8 @@ export interface RunMetrics {
   httpRequest(method: string, route: string, status: number, durationSeconds: number): void;
   /** One webhook attempt: the delivery succeeded, failed for good, or will be retried. */
   webhookDelivery(outcome: WebhookAttemptOutcome): void;
+  /** A schedule fire created its run. */
+  scheduledRun(): void;
 }
 
 /** How a webhook attempt left its delivery, as the deliveries counter labels it. */
@@ -58,4 +60,5 @@ export const noMetrics: RunMetrics = {
   rateLimited: () => {},
   httpRequest: () => {},
   webhookDelivery: () => {},
+  scheduledRun: () => {},
 };

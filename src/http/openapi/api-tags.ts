@@ -5,6 +5,7 @@ export const API_TAGS = {
   models: 'The models a workspace can run.',
   feedback: 'Thumbs up or down on runs.',
   webhooks: 'Signed notifications of run events to your endpoints (API keys only).',
+  schedules: 'Stored agents run on a cron schedule (API keys only).',
   identity: 'Who a credential belongs to.',
   a2a: 'Workspace agents served over the Agent-to-Agent protocol (A2A v0.3).',
   mcp: 'Workspace agents served as the tools of an MCP server (Streamable HTTP).',

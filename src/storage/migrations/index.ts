@@ -16,6 +16,7 @@ import { runsList } from './0014-runs-list.ts';
 import { idempotencyKeys } from './0015-idempotency-keys.ts';
 import { webhooks } from './0016-webhooks.ts';
 import { busySessions } from './0017-busy-sessions.ts';
+import { schedules } from './0018-schedules.ts';
 import { consoleHandoffs } from './0019-console-handoffs.ts';
 import { agentDescriptionAndOutputSchema } from './0020-agent-description-and-output-schema.ts';
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-idempotency-keys': idempotencyKeys,
   '0016-webhooks': webhooks,
   '0017-busy-sessions': busySessions,
+  '0018-schedules': schedules,
   '0019-console-handoffs': consoleHandoffs,
   '0020-agent-description-and-output-schema': agentDescriptionAndOutputSchema,
 };

@@ -72,6 +72,16 @@ export class ApiKeyRepository implements ApiKeyAdminStore {
     };
   }
 
+  async findById(workspaceId: string, id: string): Promise<ApiKey | undefined> {
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
   async listByWorkspace(workspaceId: string): Promise<ApiKey[]> {
     const rows = await this.#db
       .selectFrom('api_keys')

@@ -25,6 +25,7 @@ import { WorkspaceRepository } from './workspace-repository.ts';
 import { WorkspaceToolRepository } from './workspace-tool-repository.ts';
 import { WebhookDeliveryRepository } from './webhook-delivery-repository.ts';
 import { WebhookEndpointRepository } from './webhook-endpoint-repository.ts';
+import { ScheduleRepository } from './schedule-repository.ts';
 
 export interface Repositories {
   workspaces: WorkspaceRepository;
@@ -52,6 +53,7 @@ export interface Repositories {
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   consoleHandoffs: ConsoleHandoffRepository;
+  schedules: ScheduleRepository;
 }
 
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -81,5 +83,6 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     webhookEndpoints: new WebhookEndpointRepository(db),
     webhookDeliveries: new WebhookDeliveryRepository(db),
     consoleHandoffs: new ConsoleHandoffRepository(db),
+    schedules: new ScheduleRepository(db),
   };
 }

@@ -528,6 +528,69 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workspaces/{workspaceSlug}/schedules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the workspace's schedules */
+    get: operations['listSchedules'];
+    put?: never;
+    /**
+     * Create a schedule
+     * @description Each scheduled time creates one run of the agent, as `POST {ws}/agent-runs` with `agentId` by this API key would (metered and rate-limited in its `run_start` bucket; `metadata` plus `scheduleId`), or with `sessionId` a message run of that session (`ifBusy: enqueue`). A time that passed while no process could fire it is fired late if less than 60 s late, else skipped.
+     */
+    post: operations['createSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspaceSlug}/schedules/{scheduleId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a schedule */
+    get: operations['getSchedule'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a schedule
+     * @description No run is created for it after this answer.
+     */
+    delete: operations['deleteSchedule'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a schedule
+     * @description A new `cron`, `timezone` or `enabled` counts the next time from now; disabling clears `nextRunAt`.
+     */
+    patch: operations['updateSchedule'];
+    trace?: never;
+  };
+  '/api/v1/workspaces/{workspaceSlug}/schedules/{scheduleId}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A schedule's runs, newest first */
+    get: operations['listScheduleRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/a2a/{workspaceSlug}/agents/{agentSlug}': {
     parameters: {
       query?: never;
@@ -1432,6 +1495,32 @@ export interface components {
       description?: string | null;
       enabled?: boolean;
     };
+    CreateSchedule: {
+      /** @description 5 fields, or 6 with seconds first. */
+      cron: string;
+      /** @description An IANA time zone name; default UTC. */
+      timezone?: string;
+      prompt?: string;
+      messages?: components['schemas']['InputMessage'][];
+      metadata?: {
+        [key: string]: string;
+      };
+      enabled?: boolean;
+      agentId: string;
+      sessionId?: string;
+    };
+    UpdateSchedule: {
+      /** @description 5 fields, or 6 with seconds first. */
+      cron?: string;
+      /** @description An IANA time zone name; default UTC. */
+      timezone?: string;
+      prompt?: string;
+      messages?: components['schemas']['InputMessage'][];
+      metadata?: {
+        [key: string]: string;
+      };
+      enabled?: boolean;
+    };
     A2aJsonRpcRequest: {
       /** @constant */
       jsonrpc: '2.0';
@@ -2329,6 +2418,49 @@ export interface components {
       nextAttemptAt: string | null;
       /** @description ISO 8601 date-time. */
       createdAt: string;
+    };
+    Schedule: {
+      id: string;
+      agentId: string;
+      /** @description 5 fields, or 6 with seconds first. */
+      cron: string;
+      /** @description IANA time zone name the cron expression is read in. */
+      timezone: string;
+      sessionId: string | null;
+      enabled: boolean;
+      /** @description The next scheduled time; null while disabled. */
+      nextRunAt: string | null;
+      lastRunAt: string | null;
+      lastRunId: string | null;
+      /** @description ISO 8601 date-time. */
+      createdAt: string;
+      /** @description The input of each run (or `messages`). */
+      prompt?: string;
+      messages?: ({
+        role: string;
+      } & {
+        [key: string]: unknown;
+      })[];
+      /** @description Given to each run, with `scheduleId`. */
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description ISO 8601 date-time. */
+      updatedAt: string;
+    };
+    ScheduleList: {
+      schedules: components['schemas']['Schedule'][];
+    };
+    ScheduleRunList: {
+      runs: {
+        runId: string;
+        /** @description The scheduled time this run was created for. */
+        scheduledFor: string;
+        /** @description ISO 8601 date-time. */
+        createdAt: string;
+      }[];
+      /** @description Pass as `cursor` for the next page; null on the last. */
+      nextCursor: string | null;
     };
     /** @description A workspace agent's A2A v0.3 Agent Card. */
     A2aAgentCard: {
@@ -5617,6 +5749,690 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listSchedules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedules. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleList'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSchedule'];
+      };
+    };
+    responses: {
+      /** @description The schedule. */
+      201: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /**
+       * @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field)
+       *     - `invalid_model`: modelId does not resolve or is ambiguous (with `candidates` when they help)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       *     - `forbidden`: the credential may not run this agent (or the agentId is unknown or another workspace's)
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['UpdateSchedule'];
+      };
+    };
+    responses: {
+      /** @description The schedule as changed. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Unauthorized`: no credential was sent
+       *     - `Invalid API key | Invalid access token`: the credential matches no record, is expired or revoked
+       */
+      401: {
+        headers: {
+          /** @description Bearer challenge (RFC 6750). */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CredentialError'];
+        };
+      };
+      /**
+       * @description - `API key usage not permitted`: the API key's usage is not developer_api (with a `hint`)
+       *     - `api_keys_plan`: the workspace's plan lacks the API-keys feature
+       *     - `oauth_apps_plan`: the workspace's plan lacks the OAuth-applications feature (access tokens)
+       *     - `forbidden`: OAuth access tokens may not call this route
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /**
+       * @description - `Workspace path mismatch | not_found`: the slug is not the credential's workspace (the `hint` names the right one)
+       *     - `not_found`: what the path names does not exist (in this workspace)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `payload_too_large`: the body exceeds the route's limit (the message names it in bytes) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unsupported_media_type`: the body's content type is neither JSON nor text (a text body is refused as invalid_request) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `rate_limit_exceeded`: the credential's bucket of this workspace is spent for the minute */
+      429: {
+        headers: {
+          /** @description Seconds until the window resets. */
+          'Retry-After'?: number;
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description - `unavailable`: the database or Redis does not answer for now, or this replica is stopping: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listScheduleRuns: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The workspace's slug; it must be the credential's workspace. */
+        workspaceSlug: string;
+        /** @description A path parameter. */
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of runs. */
+      200: {
+        headers: {
+          /** @description The bucket's maximum per minute. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description When the window resets (Unix seconds). */
+          'X-RateLimit-Reset'?: number;
+          /** @description run_start, lifecycle, other_mutations or transport. */
+          'X-RateLimit-Bucket'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleRunList'];
+        };
+      };
+      /** @description - `invalid_request`: the body, the query or a header breaks a rule of the API (the message names each field) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
       };
       /**
        * @description - `Unauthorized`: no credential was sent

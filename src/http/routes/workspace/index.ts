@@ -8,6 +8,7 @@ import { modelRoutes } from './models.ts';
 import { runListRoutes } from './run-list.ts';
 import { runRoutes } from './runs.ts';
 import { sessionRoutes } from './sessions.ts';
+import { scheduleRoutes } from './schedules.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every route under `/api/v1/workspaces/:workspaceSlug`, behind the credential check. */
@@ -41,6 +42,7 @@ export async function workspaceRoutes(app: FastifyInstance, options: { resources
     feedbackRoutes,
     sessionRoutes,
     webhookRoutes,
+    scheduleRoutes,
   ])
     register(app, options.resources);
 }
