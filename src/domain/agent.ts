@@ -1,3 +1,4 @@
+import type { OutputSchemaSetting } from './run-controls.ts';
 import type { ToolRef } from './tool-ref.ts';
 import type { ReasoningLevelInput } from './usage.ts';
 
@@ -15,6 +16,10 @@ export interface Agent {
   tools: ToolRef[];
   /** System agents are internal: an API key with an empty allowlist may not run them. */
   isSystem: boolean;
+  /** What the agent does, for MCP clients and A2A cards (at most 1,000 characters). */
+  description: string | null;
+  /** The default `outputSchema` of the agent's runs; a run's own wins. */
+  outputSchema: OutputSchemaSetting | null;
   createdAt: string;
   updatedAt: string;
 }

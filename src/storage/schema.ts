@@ -77,6 +77,10 @@ export interface AgentsTable {
   reasoning_level: string | null;
   tools: string;
   is_system: number;
+  /** Null on agents stored before migration 0020 and on agents created without one. */
+  description: string | null;
+  /** JSON `OutputSchemaSetting`, or null. */
+  output_schema: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -196,6 +196,34 @@ describe('outputSchema on a native JSON-schema provider (openai-chat)', { timeou
     assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
     assert.equal(bodyOf(fixture.fake.requests[0]).response_format?.json_schema?.name, 'answer');
   });
+
+  it("operator contract (agents' outputSchema): the agent's outputSchema is the default of its runs and session message runs; a run's own wins", async () => {
+    const agent = await fixture.server.admin('POST', `/workspaces/${fixture.slug}/agents`, {
+      name: 'Schema Keeper',
+      systemPrompt: 'You answer in JSON.',
+      outputSchema: OUTPUT_SCHEMA,
+    });
+    assert.equal(agent.status, 201, JSON.stringify(agent.body));
+    const override = { name: 'verdict', schema: { type: 'object', properties: { ok: { type: 'boolean' } } } };
+    fixture.fake.enqueue(reply('{"answer":"default"}'), reply('{"ok":true}'), reply('{"answer":"session"}'));
+
+    const byDefault = await fixture.runToEnd({ agentId: agent.body.id, prompt: 'p' });
+    const overridden = await fixture.runToEnd({
+      agentId: agent.body.id,
+      prompt: 'p',
+      outputSchema: override,
+    });
+    const sessionId = await fixture.newSession({ agentId: agent.body.id });
+    const inSession = await fixture.sendMessage(sessionId, { prompt: 'p' });
+
+    const names = fixture.fake.requests.map((request) => bodyOf(request).response_format?.json_schema?.name);
+    assert.deepEqual(names, ['answer', 'verdict', 'answer']);
+    for (const { frames } of [byDefault, overridden, inSession]) {
+      assert.deepEqual(terminalOf(frames).structuredOutput, ENFORCED_NATIVE);
+    }
+    const snapshot = await fixture.runSnapshot(byDefault.runId);
+    assert.equal(snapshot.body.structuredOutput?.value?.answer, 'default');
+  });
 });
 
 describe('outputSchema on a tool-call family (anthropic-messages): final_report', { timeout: 90_000 }, () => {

@@ -24,7 +24,8 @@ export interface RunSpecSources {
  * `agentId` runs, the persisted agent: the stored prompt wins over an inline
  * one; the model is the request's, else the agent's configured one, else the
  * workspace default; the reasoning level is the request's, else the agent's,
- * else off; the agent's tools come first and the request's are merged on top.
+ * else off; the agent's tools come first and the request's are merged on top; the request's
+ * `outputSchema` wins over the agent's.
  */
 export async function buildRunSpec(
   sources: RunSpecSources,
@@ -42,8 +43,10 @@ export async function buildRunSpec(
   const tools = mergeTools(agent?.tools ?? [], request.tools ?? []);
   // Fails now (400) rather than in the worker when refs collide or name a tool that does not exist.
   await sources.toolCatalog.check(workspaceId, tools);
+  const outputSchema = request.outputSchema ?? agent?.outputSchema ?? undefined;
   return {
     ...request,
+    ...(outputSchema && { outputSchema }),
     effective: {
       systemPrompt: agent?.systemPrompt ?? request.systemPrompt ?? '',
       model: runModelOf(resolved),

@@ -58,7 +58,9 @@ export interface ApiKeyAdminStore extends ApiKeyStore {
   revoke(workspaceId: string, id: string): Promise<boolean>;
 }
 
-export type NewAgent = Omit<Agent, 'id' | 'createdAt' | 'updatedAt'>;
+/** A new agent; `description` and `outputSchema` default to none. */
+export type NewAgent = Omit<Agent, 'id' | 'createdAt' | 'updatedAt' | 'description' | 'outputSchema'> &
+  Partial<Pick<Agent, 'description' | 'outputSchema'>>;
 
 export interface AgentAdminStore extends AgentStore {
   create(input: NewAgent): Promise<Agent>;

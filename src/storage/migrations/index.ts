@@ -15,6 +15,7 @@ import { runTraceContext } from './0013-run-trace-context.ts';
 import { runsList } from './0014-runs-list.ts';
 import { idempotencyKeys } from './0015-idempotency-keys.ts';
 import { webhooks } from './0016-webhooks.ts';
+import { agentDescriptionAndOutputSchema } from './0020-agent-description-and-output-schema.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-runs-list': runsList,
   '0015-idempotency-keys': idempotencyKeys,
   '0016-webhooks': webhooks,
+  '0020-agent-description-and-output-schema': agentDescriptionAndOutputSchema,
 };
 
 export const migrationProvider: MigrationProvider = {

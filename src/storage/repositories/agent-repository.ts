@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Agent } from '../../domain/agent.ts';
+import type { OutputSchemaSetting } from '../../domain/run-controls.ts';
 import type { ToolRef } from '../../domain/tool-ref.ts';
 import type { AgentAdminStore, NewAgent } from '../../engine/ports.ts';
 import type { ReasoningLevelInput } from '../../domain/usage.ts';
@@ -30,6 +31,8 @@ export class AgentRepository implements AgentAdminStore {
       reasoning_level: input.reasoningLevel === null ? null : toJson(input.reasoningLevel),
       tools: toJson(input.tools),
       is_system: input.isSystem ? 1 : 0,
+      description: input.description ?? null,
+      output_schema: input.outputSchema ? toJson(input.outputSchema) : null,
       created_at: now,
       updated_at: now,
     };
@@ -96,6 +99,8 @@ function toAgent(row: Selectable<AgentsTable>): Agent {
     reasoningLevel: fromNullableJson<ReasoningLevelInput>(row.reasoning_level),
     tools: fromJson<ToolRef[]>(row.tools),
     isSystem: row.is_system === 1,
+    description: row.description,
+    outputSchema: fromNullableJson<OutputSchemaSetting>(row.output_schema),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -64,6 +64,53 @@ export function agentsCases(serverOf: () => TestServer): void {
       assert.deepEqual(entry.tools, [{ kind: 'svc', id: tool.body.id }]);
     });
 
+    it("operator contract: description (at most 1,000 characters) and outputSchema are stored and listed; outputSchema gets the run spec's defaults", async () => {
+      const schema = { type: 'object', properties: { answer: { type: 'string' } } };
+      const created = await server.admin('POST', '/workspaces/agents/agents', {
+        name: 'Describer',
+        systemPrompt: 'Describe.',
+        description: 'd'.repeat(1000),
+        outputSchema: { schema },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const plain = await server.admin('POST', '/workspaces/agents/agents', {
+        name: 'Plain',
+        systemPrompt: 'x',
+      });
+      const listed = (await server.admin('GET', '/workspaces/agents/agents')).body.agents;
+      const entry = listed.find((agent: { id: string }) => agent.id === created.body.id);
+      assert.equal(entry.description, 'd'.repeat(1000));
+      assert.deepEqual(entry.outputSchema, { name: 'output', schema, enforcement: 'best_effort' });
+      const plainEntry = listed.find((agent: { id: string }) => agent.id === plain.body.id);
+      assert.equal(plainEntry.description, null);
+      assert.equal(plainEntry.outputSchema, null);
+    });
+
+    it('a description over 1,000 characters and an outputSchema the run spec refuses answer 400 invalid_request', async () => {
+      const path = '/workspaces/agents/agents';
+      assertInvalid(
+        await server.admin('POST', path, { name: 'Long', systemPrompt: 'x', description: 'd'.repeat(1001) }),
+        'description',
+      );
+      assertInvalid(
+        await server.admin('POST', path, { name: 'Long', systemPrompt: 'x', description: 7 }),
+        'description',
+      );
+      for (const outputSchema of [
+        { schema: [] },
+        { name: 'bad name', schema: {} },
+        'x',
+        { schema: {}, enforcement: 'hard' },
+      ]) {
+        assertInvalid(
+          await server.admin('POST', path, { name: 'Long', systemPrompt: 'x', outputSchema }),
+          'outputSchema',
+        );
+      }
+      const listed = await server.admin('GET', path);
+      assert.ok(!listed.body.agents.some((agent: { name: string }) => agent.name === 'Long'));
+    });
+
     it('lists show the header names of tool refs, never their values (credentials)', async () => {
       const created = await server.admin('POST', '/workspaces/agents/agents', {
         name: 'Connector',

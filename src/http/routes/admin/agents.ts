@@ -8,17 +8,29 @@ import type { AppResources } from '../../resources.ts';
 import { describeAdminRoute } from './describe-admin-route.ts';
 import { agentListSchema, createdWithSlugSchema } from '../../schemas/responses/admin.ts';
 import { reasoningLevelSchema, slugSchema } from '../../schemas/common.ts';
+import { outputSchemaSchema } from '../../schemas/run-controls.ts';
 import { toolRefsSchema } from '../../schemas/tool-ref.ts';
 import { notFoundUnless, workspaceBySlug } from './admin-workspace.ts';
+
+/** An agent's `description` limit (operator contract). */
+export const AGENT_DESCRIPTION_MAX_CHARS = 1000;
 
 /** The body of `POST …/agents` (also read by the admin CLI to type its flags). */
 export const createAgentSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   slug: slugSchema.optional(),
+  description: z
+    .string()
+    .max(AGENT_DESCRIPTION_MAX_CHARS, `must be at most ${AGENT_DESCRIPTION_MAX_CHARS} characters`)
+    .optional()
+    .describe('What the agent does, shown to MCP clients and on A2A cards.'),
   systemPrompt: z.string().min(1, 'must not be empty').max(200_000),
   modelId: z.string().min(1).optional(),
   useWorkspaceDefaultModel: z.boolean().optional(),
   reasoningLevel: reasoningLevelSchema.optional(),
+  outputSchema: outputSchemaSchema
+    .optional()
+    .describe("The default outputSchema of the agent's runs (a run's own outputSchema wins)."),
   tools: toolRefsSchema.optional(),
   system: z.boolean().optional(),
 });
@@ -54,6 +66,8 @@ export function adminAgentRoutes(app: FastifyInstance, { repos, catalog }: AppRe
         reasoningLevel: body.reasoningLevel ?? null,
         tools: body.tools ?? [],
         isSystem: body.system ?? false,
+        description: body.description ?? null,
+        outputSchema: body.outputSchema ?? null,
       });
       return reply.status(201).send({ id: agent.id, slug: agent.slug });
     },

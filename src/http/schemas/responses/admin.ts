@@ -124,6 +124,15 @@ const agentSchema = z
       .array(openObject({ kind: z.string() }))
       .describe('Tool refs; their `headers` as a list of names, never values.'),
     isSystem: z.boolean(),
+    description: z.string().nullable(),
+    outputSchema: z
+      .object({
+        name: z.string(),
+        schema: z.record(z.string(), z.unknown()),
+        enforcement: z.enum(['best_effort', 'strict']),
+      })
+      .nullable()
+      .describe("The default outputSchema of the agent's runs."),
     createdAt: isoDate,
     updatedAt: isoDate,
   })
