@@ -3,6 +3,7 @@ import type { AuthorizationServer } from '../auth/oauth/authorization-server.ts'
 import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
 import type { Config } from '../config.ts';
 import type {
+  A2aTaskStore,
   AgentAdminStore,
   ApiKeyAdminStore,
   EventStore,
@@ -50,6 +51,7 @@ export interface AppStores {
   sessions: Pick<SessionStore, 'findById'>;
   webhookEndpoints: WebhookEndpointStore;
   webhookDeliveries: WebhookDeliveryStore;
+  a2aTasks: A2aTaskStore;
 }
 
 /** Everything route handlers use, built once by the composition root and injected into the app. */

@@ -16,6 +16,7 @@ import { runsList } from './0014-runs-list.ts';
 import { idempotencyKeys } from './0015-idempotency-keys.ts';
 import { webhooks } from './0016-webhooks.ts';
 import { agentDescriptionAndOutputSchema } from './0020-agent-description-and-output-schema.ts';
+import { a2aTasks } from './0021-a2a-tasks.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-idempotency-keys': idempotencyKeys,
   '0016-webhooks': webhooks,
   '0020-agent-description-and-output-schema': agentDescriptionAndOutputSchema,
+  '0021-a2a-tasks': a2aTasks,
 };
 
 export const migrationProvider: MigrationProvider = {
