@@ -304,6 +304,29 @@ describe(
         assert.equal(v1Method.body.error.code, -32601);
       });
 
+      it('1.0 methods draw on the buckets of their 0.3 names: SendMessage on run_start, GetTask on transport', async () => {
+        replyWith('metered');
+        const sent = await rpc(
+          fixture.server,
+          endpoint,
+          { ...fixture.headers, ...V1 },
+          v1SendBody('meter me'),
+        );
+        assert.equal(sent.headers.get('x-ratelimit-bucket'), 'run_start');
+        const read = await rpc(
+          fixture.server,
+          endpoint,
+          { ...fixture.headers, ...V1 },
+          {
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'GetTask',
+            params: { id: 'no-such-task' },
+          },
+        );
+        assert.equal(read.headers.get('x-ratelimit-bucket'), 'transport');
+      });
+
       it('an A2A-Version the endpoint does not speak is -32009 VersionNotSupported, naming both it speaks', async () => {
         const answer = await rpc(
           fixture.server,
