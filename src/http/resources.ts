@@ -4,6 +4,7 @@ import type { AuthorizationServer } from '../auth/oauth/authorization-server.ts'
 import type { WorkspaceCredentials } from '../auth/workspace-credentials.ts';
 import type { Config } from '../config.ts';
 import type {
+  A2aTaskStore,
   AgentAdminStore,
   ApiKeyAdminStore,
   EventStore,
@@ -53,6 +54,7 @@ export interface AppStores {
   sessions: Pick<SessionStore, 'findById'>;
   webhookEndpoints: WebhookEndpointStore;
   webhookDeliveries: WebhookDeliveryStore;
+  a2aTasks: A2aTaskStore;
 }
 
 /** Everything route handlers use, built once by the composition root and injected into the app. */

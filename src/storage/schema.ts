@@ -345,6 +345,17 @@ export interface A2aContextsTable {
   created_at: string;
 }
 
+export interface A2aTasksTable {
+  workspace_id: string;
+  agent_id: string;
+  task_id: string;
+  context_id: string;
+  run_id: string | null;
+  /** The task as A2A 1.0 JSON. */
+  task: string;
+  updated_at: string;
+}
+
 export interface IdempotencyKeysTable {
   workspace_id: string;
   route: string;
@@ -389,6 +400,7 @@ export interface Database {
   session_metadata: SessionMetadataTable;
   session_messages: SessionMessagesTable;
   a2a_contexts: A2aContextsTable;
+  a2a_tasks: A2aTasksTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

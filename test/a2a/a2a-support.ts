@@ -4,6 +4,7 @@ import {
   ClientFactory,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
+  type AgentCardResolver,
   type Client,
 } from '@a2a-js/sdk/client';
 import { isJsonRpcError } from '@a2a-js/sdk/errors';
@@ -25,21 +26,40 @@ export interface A2aPeer {
 }
 
 /**
- * The official A2A client, as a peer builds it: from the card URL, in v0.3 compatibility mode,
- * sending `headers` (the credential) on every request and recording what came back on the wire.
+ * The official A2A client, as a peer builds it: from the card URL, sending `headers` (the
+ * credential) on every request and recording what came back on the wire. In `1.0` it is the SDK's
+ * own client (its card request says `A2A-Version: 1.0`, and it picks the card's 1.0 interface). In
+ * `0.3` it plays a v0.3 peer: the card is read without `A2A-Version` (the v0.3 card), and only the
+ * card's 0.3 interface is offered to the client, which then speaks through its v0.3 compatibility.
  */
-export async function a2aPeer(cardUrl: string, headers: Record<string, string>): Promise<A2aPeer> {
+export async function a2aPeer(
+  cardUrl: string,
+  headers: Record<string, string>,
+  version: '0.3' | '1.0' = '0.3',
+): Promise<A2aPeer> {
   const wire: unknown[] = [];
   const fetchImpl: typeof fetch = async (input, init) => {
     const merged = new Headers(init?.headers);
+    if (version === '0.3' && (init?.method ?? 'GET') === 'GET') merged.delete('a2a-version');
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
     const response = await fetch(input, { ...init, headers: merged });
     void record(response.clone(), wire);
     return response;
   };
+  const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
+  const cardResolver: AgentCardResolver =
+    version === '1.0'
+      ? resolver
+      : {
+          async resolve(baseUrl, path) {
+            const card = await resolver.resolve(baseUrl, path);
+            const interfaces = card.supportedInterfaces.filter((entry) => entry.protocolVersion === '0.3');
+            return { ...card, supportedInterfaces: interfaces };
+          },
+        };
   const factory = new ClientFactory({
     transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }),
+    cardResolver,
   });
   // An empty path: the card URL is the whole URL (not the origin's well-known path).
   return { client: await factory.createFromUrl(cardUrl, ''), wire };

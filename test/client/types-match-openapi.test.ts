@@ -192,7 +192,13 @@ export type MethodTypesMatchTheDocument = [
   Expect<Equal<Returns<SessionsResource['message']>, SuccessBody<'sendSessionMessage'>>>,
   Expect<Equal<Returns<SessionsResource['end']>, SuccessBody<'endSession'>>>,
   Expect<Equal<Returns<IdentityResource['userinfo']>, SuccessBody<'getUserInfo'>>>,
-  Expect<Equal<Returns<HostedAgentsResource['card']>, SuccessBody<'getA2aAgentCard'>>>,
+  // card() sends no A2A-Version: it reads the v0.3 member of the card answer (the 1.0 card needs the header).
+  Expect<
+    Equal<
+      Returns<HostedAgentsResource['card']>,
+      Extract<SuccessBody<'getA2aAgentCard'>, { preferredTransport: 'JSONRPC' }>
+    >
+  >,
   Expect<Equal<Parameters<WebhooksResource['create']>[0], RequestBody<'createWebhook'>>>,
   Expect<Equal<Returns<WebhooksResource['create']>, SuccessBody<'createWebhook'>>>,
   Expect<Equal<Returns<WebhooksResource['list']>, SuccessBody<'listWebhooks'>>>,

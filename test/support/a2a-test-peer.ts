@@ -6,6 +6,7 @@ import {
   AgentEvent,
   DefaultRequestHandler,
   InMemoryTaskStore,
+  JsonRpcTransportHandler,
   ServerCallContext,
   UnauthenticatedUser,
   type AgentExecutor,
@@ -33,6 +34,11 @@ export interface A2aTestPeerOptions {
   /** The endpoint the card names instead of this peer's own (another peer's, say). */
   cardEndpoint?: string;
   behavior?: PeerBehavior;
+  /**
+   * The A2A version the peer speaks: `0.3` (default: a v0.3 card, `message/send`) or `1.0` (a 1.0
+   * card whose `supportedInterfaces` offer JSON-RPC 1.0, `SendMessage`).
+   */
+  version?: '0.3' | '1.0';
 }
 
 export interface RecordedRequest {
@@ -55,11 +61,12 @@ export interface A2aTestPeer {
 }
 
 /**
- * A real A2A v0.3 peer on 127.0.0.1: the SDK's request handler behind its v0.3
- * JSON-RPC transport handler, mounted on a plain node:http server at any path.
+ * A real A2A peer on 127.0.0.1: the SDK's request handler behind its v0.3 JSON-RPC
+ * transport handler (or, in `1.0`, its 1.0 one), mounted on a plain node:http server at any path.
  */
 export async function startA2aTestPeer(options: A2aTestPeerOptions): Promise<A2aTestPeer> {
   const behavior = options.behavior ?? 'echo';
+  const version = options.version ?? '0.3';
   const released = deferred();
   const requests: RecordedRequest[] = [];
   const contexts: string[] = [];
@@ -88,7 +95,8 @@ export async function startA2aTestPeer(options: A2aTestPeerOptions): Promise<A2a
     const recorded: RecordedRequest = { method: req.method ?? '', path, headers: req.headers };
     requests.push(recorded);
     if (req.method === 'GET' && options.card === true && path === AGENT_CARD_PATH) {
-      return sendJson(res, 200, legacyAgentCard(options.cardEndpoint ?? `${origin}${options.rpcPath}`));
+      const endpoint = options.cardEndpoint ?? `${origin}${options.rpcPath}`;
+      return sendJson(res, 200, version === '1.0' ? v1AgentCard(endpoint) : legacyAgentCard(endpoint));
     }
     if (req.method !== 'POST' || path !== options.rpcPath) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
@@ -103,7 +111,7 @@ export async function startA2aTestPeer(options: A2aTestPeerOptions): Promise<A2a
         error: { code: -32603, message: 'the peer is out of order' },
       });
     }
-    const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '0.3' });
+    const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: version });
     const reply = await rpc.handle(body, context);
     if (Symbol.asyncIterator in reply) throw new Error('the test peer does not stream');
     if (!res.destroyed) sendJson(res, 200, reply);
@@ -116,16 +124,16 @@ export async function startA2aTestPeer(options: A2aTestPeerOptions): Promise<A2a
     description: 'An A2A peer for tests.',
     version: '1.0.0',
     supportedInterfaces: [
-      { url: `${origin}${options.rpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${origin}${options.rpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: version },
     ],
     capabilities: { streaming: false, pushNotifications: false },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
   });
   // Declared once the port is known (the card names the endpoint); requests only arrive after this line runs.
-  const rpc = new LegacyJsonRpcTransportHandler(
-    new DefaultRequestHandler(card, new InMemoryTaskStore(), executor),
-  );
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const rpc =
+    version === '1.0' ? new JsonRpcTransportHandler(handler) : new LegacyJsonRpcTransportHandler(handler);
 
   return {
     origin,
@@ -259,6 +267,21 @@ function legacyAgentCard(url: string): Record<string, unknown> {
     defaultOutputModes: ['text/plain'],
     skills: [],
   };
+}
+
+/** A 1.0 Agent Card, as a 1.0-only peer serves it: no `url`, the endpoint in `supportedInterfaces`. */
+function v1AgentCard(url: string): Record<string, unknown> {
+  return AgentCard.toJSON(
+    AgentCard.fromJSON({
+      name: 'test-peer',
+      description: 'An A2A 1.0 peer for tests.',
+      version: '1.0.0',
+      supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      capabilities: { streaming: false, pushNotifications: false },
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+    }),
+  ) as Record<string, unknown>;
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {

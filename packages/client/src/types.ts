@@ -148,6 +148,9 @@ export type AuthorizationServerMetadata = Schemas['AuthorizationServerMetadata']
 
 // Hosted A2A agents
 
-export type A2aAgentCard = Schemas['A2aAgentCard'];
+/** The v0.3 card `hostedAgents.card()` reads (it sends no `A2A-Version`); it lists the 1.0 interface too. */
+export type A2aAgentCard = Schemas['A2aAgentCardV03'];
+/** The A2A 1.0 card, served to a GET with `A2A-Version: 1.0` (what the official 1.0 SDK client reads). */
+export type A2aAgentCardV1 = Schemas['A2aAgentCardV1'];
 export type A2aJsonRpcResponse = Schemas['A2aJsonRpcResponse'];
 export type A2aUsage = Schemas['A2aUsage'];

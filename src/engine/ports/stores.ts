@@ -120,6 +120,36 @@ export interface A2aContextStore {
   bind(workspaceId: string, agentId: string, contextId: string, sessionId: string): Promise<string>;
 }
 
+/** A task of a hosted agent's streamed message, as the A2A endpoint stores it. */
+export interface StoredA2aTask {
+  workspaceId: string;
+  agentId: string;
+  taskId: string;
+  contextId: string;
+  /** The run answering the task, once it started. */
+  runId: string | undefined;
+  /** The task as A2A 1.0 JSON (opaque here). */
+  task: Record<string, unknown>;
+  updatedAt: string;
+}
+
+/**
+ * Tasks of hosted agents' streamed messages, readable from every replica: one row per (workspace,
+ * agent, task id), replaced by each save.
+ */
+export interface A2aTaskStore {
+  save(task: StoredA2aTask): Promise<void>;
+  /** The task, unless it was last changed before `updatedSince` (an ISO timestamp). */
+  find(
+    workspaceId: string,
+    agentId: string,
+    taskId: string,
+    updatedSince: string,
+  ): Promise<StoredA2aTask | undefined>;
+  /** Forgets tasks last changed before `cutoff`; returns how many. */
+  deleteUpdatedBefore(cutoff: string): Promise<number>;
+}
+
 /**
  * How a session-scoped run's end changes its session: append its turns (on success) or just free the
  * session (and hand it to the next held run). `kept`: what stays if a later message interrupted the

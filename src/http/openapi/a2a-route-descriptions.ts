@@ -18,6 +18,12 @@ const A2A_CALL_BUCKETS: JsonRpcMethodBuckets = {
     'tasks/cancel': 'lifecycle',
     'tasks/get': 'transport',
     'tasks/resubscribe': 'transport',
+    // A2A 1.0 (with `A2A-Version: 1.0`): the same methods under their 1.0 names.
+    SendMessage: 'run_start',
+    SendStreamingMessage: 'run_start',
+    CancelTask: 'lifecycle',
+    GetTask: 'transport',
+    SubscribeToTask: 'transport',
   },
   otherwise: 'other_mutations',
 };
@@ -30,7 +36,8 @@ const cardAnswer = {
 export const A2A_ENDPOINT_CARD: RouteDescription = {
   operationId: 'getA2aAgentCard',
   summary: "A hosted agent's Agent Card",
-  description: "The card of a workspace agent, served at the agent's JSON-RPC endpoint.",
+  description:
+    "The card of a workspace agent, served at the agent's JSON-RPC endpoint: the A2A 1.0 card when the request says `A2A-Version: 1.0` (as 1.0 clients do), else the v0.3 card. Both list both interfaces (1.0 and 0.3) in `supportedInterfaces`.",
   tags: ['a2a'],
   scopes: ['runs:write'],
   bucket: 'transport',
@@ -40,7 +47,7 @@ export const A2A_ENDPOINT_CARD: RouteDescription = {
 export const A2A_WELL_KNOWN_CARD: RouteDescription = {
   operationId: 'getA2aWellKnownAgentCard',
   summary: "A hosted agent's Agent Card (well-known path)",
-  description: 'The same card where A2A v0.3 peers look for it.',
+  description: 'The same card where A2A peers look for it (1.0 with `A2A-Version: 1.0`, else v0.3).',
   tags: ['a2a'],
   scopes: ['runs:write'],
   bucket: 'transport',
@@ -51,7 +58,7 @@ export const A2A_JSON_RPC: RouteDescription = {
   operationId: 'callA2aAgent',
   summary: 'Call a hosted agent (A2A JSON-RPC)',
   description:
-    'JSON-RPC 2.0 in A2A v0.3 shapes: `message/send` runs the agent and answers with its reply, whose `metadata.svc` carries the usage triple; `message/stream` answers as Server-Sent Events, one JSON-RPC response per `data:` frame; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` act on streamed tasks. Malformed bodies and failures are JSON-RPC errors.',
+    'JSON-RPC 2.0 in A2A v0.3 shapes, or in A2A 1.0 when the request says `A2A-Version: 1.0` (extensions §10). `message/send` (1.0: `SendMessage`) runs the agent and answers with its reply, whose `metadata.svc` carries the usage triple; `message/stream` (`SendStreamingMessage`) answers as Server-Sent Events, one JSON-RPC response per `data:` frame; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` (`GetTask`, `CancelTask`, `SubscribeToTask`) act on streamed tasks, from any replica. Another `A2A-Version` is -32009. Malformed bodies and failures are JSON-RPC errors.',
   tags: ['a2a'],
   scopes: ['runs:write'],
   bucket: A2A_CALL_BUCKETS,

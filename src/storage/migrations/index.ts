@@ -19,6 +19,7 @@ import { busySessions } from './0017-busy-sessions.ts';
 import { schedules } from './0018-schedules.ts';
 import { consoleHandoffs } from './0019-console-handoffs.ts';
 import { agentDescriptionAndOutputSchema } from './0020-agent-description-and-output-schema.ts';
+import { a2aTasks } from './0021-a2a-tasks.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-schedules': schedules,
   '0019-console-handoffs': consoleHandoffs,
   '0020-agent-description-and-output-schema': agentDescriptionAndOutputSchema,
+  '0021-a2a-tasks': a2aTasks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { A2aContextRepository } from './a2a-context-repository.ts';
+import { A2aTaskRepository } from './a2a-task-repository.ts';
 import { AgentRepository } from './agent-repository.ts';
 import { ConsoleHandoffRepository } from './console-handoff-repository.ts';
 import { ApiKeyRepository } from './api-key-repository.ts';
@@ -49,6 +50,7 @@ export interface Repositories {
   files: StoredFileRepository;
   pluginRecords: PluginRecordRepository;
   a2aContexts: A2aContextRepository;
+  a2aTasks: A2aTaskRepository;
   idempotencyKeys: IdempotencyKeyRepository;
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
@@ -79,6 +81,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     files: new StoredFileRepository(db),
     pluginRecords: new PluginRecordRepository(db),
     a2aContexts: new A2aContextRepository(db),
+    a2aTasks: new A2aTaskRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
     webhookEndpoints: new WebhookEndpointRepository(db),
     webhookDeliveries: new WebhookDeliveryRepository(db),

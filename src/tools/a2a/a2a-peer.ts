@@ -3,12 +3,13 @@ import type { Client } from '@a2a-js/sdk/client';
 import type { GuardedFetch } from '../server-tool.ts';
 import { jsonRpcAnswersOnly, NotJsonRpcEndpointError } from './json-rpc-answers.ts';
 import { cardEndpoint, probeCandidates } from './peer-endpoint.ts';
-import { legacyJsonRpcClient } from './peer-client.ts';
+import { jsonRpcClient } from './peer-client.ts';
 
 /**
  * One remote peer as an `a2a` ref names it. Its JSON-RPC endpoint is found at
- * the first call, from the Agent Card or else by probing the root and the usual
- * paths with the call itself, and is kept for the later calls.
+ * the first call, from the Agent Card (in A2A 1.0 when the card offers a 1.0
+ * interface, else 0.3) or else by probing the root and the usual paths with a
+ * v0.3 `message/send` (the spec's probing), and is kept for the later calls.
  */
 export class A2aPeer {
   readonly #agentCardUrl: string;
@@ -31,11 +32,12 @@ export class A2aPeer {
     if (this.#client) return this.#client.sendMessage(request, { signal });
     const endpoint = await cardEndpoint(this.#agentCardUrl, this.#fetch, signal);
     if (endpoint === undefined) return this.#probe(request, signal);
-    const endpointUrl = new URL(endpoint);
+    const endpointUrl = new URL(endpoint.url);
     if (endpointUrl.origin !== new URL(this.#agentCardUrl).origin) this.#onForeignEndpoint(endpointUrl);
-    this.#client = await legacyJsonRpcClient(
-      endpoint,
+    this.#client = await jsonRpcClient(
+      endpoint.url,
       jsonRpcAnswersOnly(this.#fetch, () => {}),
+      endpoint.version,
     );
     return this.#client.sendMessage(request, { signal });
   }
@@ -44,9 +46,10 @@ export class A2aPeer {
     const misses: string[] = [];
     for (const candidate of probeCandidates(this.#agentCardUrl)) {
       let answered = false;
-      const client = await legacyJsonRpcClient(
+      const client = await jsonRpcClient(
         candidate,
         jsonRpcAnswersOnly(this.#fetch, () => (answered = true)),
+        '0.3',
       );
       try {
         const result = await client.sendMessage(request, { signal });

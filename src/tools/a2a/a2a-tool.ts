@@ -16,7 +16,8 @@ export interface A2aToolDeps {
 }
 
 /**
- * `a2a`: a remote peer agent the service calls with A2A v0.3 `message/send`.
+ * `a2a`: a remote peer agent the service calls with A2A 1.0 `SendMessage` when its
+ * card offers a 1.0 JSON-RPC interface, else with v0.3 `message/send`.
  * The peer's reply text is the result; its errors, an unreachable peer and a
  * refused fetch are tool errors the model reads; only a cancel of the call rejects.
  * The ref's `headers` go only to the origin of `agentCardUrl`.

@@ -1,19 +1,20 @@
 import { AgentCard, Role, type SendMessageRequest } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { GuardedFetch } from '../server-tool.ts';
+import type { PeerVersion } from './peer-endpoint.ts';
 
 /**
- * The SDK's client for one JSON-RPC endpoint, speaking A2A v0.3 (`message/send`,
- * `kind` discriminators): the transport factory's legacy compatibility picks the
- * SDK's v0.3 transport for an interface declared with protocol version 0.3.
+ * The SDK's client for one JSON-RPC endpoint, speaking A2A `version`: 1.0 (`SendMessage`) with the
+ * SDK's own transport, 0.3 (`message/send`, `kind` discriminators) with the v0.3 one, which the
+ * transport factory's legacy compatibility picks for an interface declared with protocol version 0.3.
  */
-export function legacyJsonRpcClient(endpoint: string, fetch: GuardedFetch): Promise<Client> {
+export function jsonRpcClient(endpoint: string, fetch: GuardedFetch, version: PeerVersion): Promise<Client> {
   const factory = new ClientFactory({
     transports: [new JsonRpcTransportFactory({ fetchImpl: fetch, legacyCompat: { enabled: true } })],
   });
   return factory.createFromAgentCard(
     AgentCard.fromJSON({
-      supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }],
+      supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: version }],
     }),
   );
 }

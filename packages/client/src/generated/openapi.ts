@@ -600,13 +600,13 @@ export interface paths {
     };
     /**
      * A hosted agent's Agent Card
-     * @description The card of a workspace agent, served at the agent's JSON-RPC endpoint.
+     * @description The card of a workspace agent, served at the agent's JSON-RPC endpoint: the A2A 1.0 card when the request says `A2A-Version: 1.0` (as 1.0 clients do), else the v0.3 card. Both list both interfaces (1.0 and 0.3) in `supportedInterfaces`.
      */
     get: operations['getA2aAgentCard'];
     put?: never;
     /**
      * Call a hosted agent (A2A JSON-RPC)
-     * @description JSON-RPC 2.0 in A2A v0.3 shapes: `message/send` runs the agent and answers with its reply, whose `metadata.svc` carries the usage triple; `message/stream` answers as Server-Sent Events, one JSON-RPC response per `data:` frame; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` act on streamed tasks. Malformed bodies and failures are JSON-RPC errors.
+     * @description JSON-RPC 2.0 in A2A v0.3 shapes, or in A2A 1.0 when the request says `A2A-Version: 1.0` (extensions §10). `message/send` (1.0: `SendMessage`) runs the agent and answers with its reply, whose `metadata.svc` carries the usage triple; `message/stream` (`SendStreamingMessage`) answers as Server-Sent Events, one JSON-RPC response per `data:` frame; `tasks/get`, `tasks/cancel` and `tasks/resubscribe` (`GetTask`, `CancelTask`, `SubscribeToTask`) act on streamed tasks, from any replica. Another `A2A-Version` is -32009. Malformed bodies and failures are JSON-RPC errors.
      */
     post: operations['callA2aAgent'];
     delete?: never;
@@ -624,7 +624,7 @@ export interface paths {
     };
     /**
      * A hosted agent's Agent Card (well-known path)
-     * @description The same card where A2A v0.3 peers look for it.
+     * @description The same card where A2A peers look for it (1.0 with `A2A-Version: 1.0`, else v0.3).
      */
     get: operations['getA2aWellKnownAgentCard'];
     put?: never;
@@ -1525,9 +1525,9 @@ export interface components {
       /** @constant */
       jsonrpc: '2.0';
       id?: string | number | null;
-      /** @description message/send, message/stream, tasks/get, tasks/cancel or tasks/resubscribe. */
+      /** @description message/send, message/stream, tasks/get, tasks/cancel or tasks/resubscribe; with `A2A-Version: 1.0`: SendMessage, SendStreamingMessage, GetTask, CancelTask or SubscribeToTask. */
       method: string;
-      /** @description A2A v0.3 parameters of the method. */
+      /** @description The parameters of the method, in A2A v0.3 (or 1.0) shapes. */
       params?: {
         [key: string]: unknown;
       };
@@ -2462,8 +2462,10 @@ export interface components {
       /** @description Pass as `cursor` for the next page; null on the last. */
       nextCursor: string | null;
     };
-    /** @description A workspace agent's A2A v0.3 Agent Card. */
-    A2aAgentCard: {
+    /** @description The v0.3 card, or the 1.0 card with `A2A-Version: 1.0`. */
+    A2aAgentCard: components['schemas']['A2aAgentCardV03'] | components['schemas']['A2aAgentCardV1'];
+    /** @description A workspace agent's A2A v0.3 Agent Card (a request without `A2A-Version: 1.0`). */
+    A2aAgentCardV03: {
       protocolVersion: string;
       name: string;
       description: string;
@@ -2471,6 +2473,14 @@ export interface components {
       url: string;
       /** @constant */
       preferredTransport: 'JSONRPC';
+      /** @description Both interfaces of the endpoint: JSON-RPC in A2A 1.0, then in 0.3, at the same URL. */
+      supportedInterfaces: {
+        url: string;
+        /** @constant */
+        protocolBinding: 'JSONRPC';
+        /** @enum {string} */
+        protocolVersion: '1.0' | '0.3';
+      }[];
       version: string;
       capabilities: {
         streaming: boolean;
@@ -2495,12 +2505,34 @@ export interface components {
         [key: string]: string[];
       }[];
     };
+    /** @description A workspace agent's A2A 1.0 Agent Card (a request with `A2A-Version: 1.0`): also `skills`, `securitySchemes` and `securityRequirements`, in A2A 1.0 JSON. */
+    A2aAgentCardV1: {
+      name: string;
+      description: string;
+      /** @description Both interfaces of the endpoint: JSON-RPC in A2A 1.0, then in 0.3, at the same URL. */
+      supportedInterfaces: {
+        url: string;
+        /** @constant */
+        protocolBinding: 'JSONRPC';
+        /** @enum {string} */
+        protocolVersion: '1.0' | '0.3';
+      }[];
+      version: string;
+      capabilities: {
+        streaming: boolean;
+        pushNotifications: boolean;
+      };
+      defaultInputModes: string[];
+      defaultOutputModes: string[];
+    } & {
+      [key: string]: unknown;
+    };
     /** @description Failures are JSON-RPC errors in a 200 answer. */
     A2aJsonRpcResponse: {
       /** @constant */
       jsonrpc: '2.0';
       id: string | number | null;
-      /** @description The method's result in A2A v0.3 shapes. */
+      /** @description The method's result in A2A v0.3 shapes; in 1.0, SendMessage answers `{ message }` or `{ task }` (the message's `metadata.svc` likewise). */
       result?: {
         /** @description `message` (with `messageId`, `role`, `parts`) or `task`. */
         kind?: string;

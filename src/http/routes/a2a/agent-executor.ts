@@ -1,21 +1,22 @@
-import { TaskState, type Message } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import { LegacyA2AError } from '@a2a-js/sdk/compat/v0_3/server';
 import {
   AgentEvent,
+  type AgentExecutionEvent,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Run } from '../../../domain/run.ts';
-import type { CancelledData, ErrorData, ResultData } from '../../../domain/run-events.ts';
 import type { HostedAgents } from '../../../engine/lifecycle/hosted-agents.ts';
 import type { RunService } from '../../../engine/lifecycle/run-service.ts';
 import { runLogger } from '../../../engine/lifecycle/run-logger.ts';
 import { METADATA_VALUE_MAX_CHARS } from '../../schemas/limits.ts';
-import { agentMessage, messageText, taskStatus, textPart, usageMetadata } from './agent-messages.ts';
+import { messageText, taskStatus } from './agent-messages.ts';
 import { hostedCallOf, type HostedCall } from './hosted-call.ts';
-import { JSON_RPC_CODES, runFailure, runFailureData, startFailure } from './json-rpc-errors.ts';
+import { JSON_RPC_CODES, runFailure, startFailure } from './json-rpc-errors.ts';
+import { replyOf, runTaskEvents, type RunEnd } from './run-task-events.ts';
 
 export interface HostedAgentExecutorDeps {
   hostedAgents: HostedAgents;
@@ -24,13 +25,6 @@ export interface HostedAgentExecutorDeps {
   shutdown: AbortSignal;
   logger: FastifyBaseLogger;
 }
-
-/** How a followed run ended, as far as this call saw it. */
-type RunEnd =
-  | { type: 'result'; data: ResultData }
-  | { type: 'error'; data: ErrorData }
-  | { type: 'cancelled'; data: CancelledData }
-  | { type: 'left' };
 
 /**
  * The SDK's agent executor for hosted agents: each message starts the agent's run in its context's
@@ -77,7 +71,7 @@ export class HostedAgentExecutor implements AgentExecutor {
   };
 
   async #send(request: RequestContext, bus: ExecutionEventBus, run: Run, call: HostedCall): Promise<void> {
-    const end = await this.#follow(run, () => {});
+    const end = await this.#follow(run, request, () => {});
     if (end.type === 'result') {
       bus.publish(AgentEvent.message(replyOf(end.data, request.contextId, '')));
     } else if (end.type === 'left') {
@@ -101,77 +95,26 @@ export class HostedAgentExecutor implements AgentExecutor {
           metadata: { svc: { runId: run.id } },
         }),
       );
-      let turn = 0;
-      let chunks = 0;
-      const end = await this.#follow(run, (event) => {
-        if (event.type === 'assistant_message') {
-          turn++;
-          chunks = 0;
-          return;
-        }
-        bus.publish(
-          AgentEvent.artifactUpdate({
-            taskId,
-            contextId,
-            // One artifact per model turn: the last one is the reply, earlier ones led to tool calls.
-            artifact: {
-              artifactId: `turn-${turn}`,
-              name: 'reply',
-              description: '',
-              parts: [textPart(event.text)],
-              metadata: undefined,
-              extensions: [],
-            },
-            append: chunks++ > 0,
-            lastChunk: false,
-            metadata: undefined,
-          }),
-        );
-      });
-      if (end.type === 'left') return;
-      const status =
-        end.type === 'result'
-          ? taskStatus(TaskState.TASK_STATE_COMPLETED, replyOf(end.data, contextId, taskId))
-          : taskStatus(
-              end.type === 'error' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_CANCELED,
-              endMessage(run, end, contextId, taskId),
-            );
-      bus.publish(
-        AgentEvent.statusUpdate({
-          taskId,
-          contextId,
-          status,
-          metadata: end.type === 'result' ? undefined : runFailureData(run.id, end),
-        }),
-      );
+      await this.#follow(run, request, (event) => bus.publish(event));
     } finally {
       this.#running.delete(taskId);
     }
   }
 
-  /** Follows the run to its terminal event, handing text deltas and turn ends to `onTurnEvent`. */
+  /** Follows the run to its terminal event, handing the task's events to `publish`. */
   async #follow(
     run: Run,
-    onTurnEvent: (event: { type: 'assistant_delta'; text: string } | { type: 'assistant_message' }) => void,
+    request: RequestContext,
+    publish: (event: AgentExecutionEvent) => void,
   ): Promise<RunEnd> {
+    const events = runTaskEvents(
+      { runId: run.id, taskId: request.taskId, contextId: request.contextId },
+      this.#deps.hostedAgents.follow(run.id, this.#deps.shutdown),
+    );
     try {
-      for await (const event of this.#deps.hostedAgents.follow(run.id, this.#deps.shutdown)) {
-        switch (event.type) {
-          case 'assistant_delta':
-            onTurnEvent({ type: 'assistant_delta', text: event.data.text });
-            break;
-          case 'assistant_message':
-            onTurnEvent({ type: 'assistant_message' });
-            break;
-          case 'result':
-            return { type: 'result', data: event.data };
-          case 'error':
-            return { type: 'error', data: event.data };
-          case 'cancelled':
-            return { type: 'cancelled', data: event.data };
-          default:
-            break;
-        }
+      for (let next = await events.next(); ; next = await events.next()) {
+        if (next.done) return next.value;
+        publish(next.value);
       }
     } catch (error) {
       if (!this.#deps.shutdown.aborted) {
@@ -180,22 +123,6 @@ export class HostedAgentExecutor implements AgentExecutor {
     }
     return { type: 'left' };
   }
-}
-
-/** The reply: the run's final text, with `metadata.svc` (the usage triple) when the run has usage data. */
-function replyOf(result: ResultData, contextId: string, taskId: string): Message {
-  return agentMessage(result.text, contextId, taskId, usageMetadata(result));
-}
-
-function endMessage(
-  run: Run,
-  end: { type: 'error'; data: ErrorData } | { type: 'cancelled'; data: CancelledData },
-  contextId: string,
-  taskId: string,
-): Message {
-  const text =
-    end.type === 'error' ? `run ${run.id} failed: ${end.data.error}` : `run ${run.id} was cancelled`;
-  return agentMessage(text, contextId, taskId, usageMetadata(end.data));
 }
 
 /**

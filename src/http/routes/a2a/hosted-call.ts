@@ -3,6 +3,7 @@ import { ServerCallContext, type User } from '@a2a-js/sdk/server';
 import type { Agent } from '../../../domain/agent.ts';
 import type { TraceOrigin } from '../../../domain/trace-context.ts';
 import type { RunCredential } from '../../../engine/lifecycle/agent-access.ts';
+import type { InterfaceVersion } from './agent-card.ts';
 
 /**
  * One JSON-RPC call to a hosted agent, as the route hands it to the SDK's request handler and the
@@ -21,18 +22,19 @@ export interface HostedCall {
 const HOSTED_CALL = 'agent-runs.hostedCall';
 
 /**
- * The SDK's call context for a call: its user is the (workspace, agent) pair, the owner the SDK's
+ * The SDK's call context for a call in A2A `version`: its user is the (workspace, agent) pair, the owner the SDK's
  * stores scope tasks by, so a task is reachable only through its own agent's endpoint.
  */
 export function hostedCallContext(
   credential: RunCredential,
   agent: Agent,
   caller: TraceOrigin | undefined,
+  version: InterfaceVersion,
 ): ServerCallContext {
   const call: HostedCall = { credential, agent, caller, mode: undefined, failure: undefined };
   return new ServerCallContext({
     user: new HostedAgentCaller(`${credential.workspaceId}/${agent.id}`),
-    requestedVersion: '0.3',
+    requestedVersion: version,
     state: new Map([[HOSTED_CALL, call]]),
   });
 }

@@ -1,5 +1,5 @@
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { issuerOf } from '../../oauth/issuer.ts';
 import {
@@ -13,26 +13,38 @@ import { workspaceAuth } from '../../plugins/workspace-auth.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
 import { runCredential } from '../../run-credential.ts';
-import { hostedAgentCard, sdkAgentCard, type HostedAgentCard } from './agent-card.ts';
+import { hostedAgentCard, hostedAgentCardV1, sdkAgentCard, type InterfaceVersion } from './agent-card.ts';
 import { HostedAgentExecutor } from './agent-executor.ts';
-import { ExpiringTaskStore } from './expiring-task-store.ts';
 import { callerTrace } from '../../caller-trace.ts';
-import { hostedCallContext } from './hosted-call.ts';
+import { hostedCallContext, hostedCallOf } from './hosted-call.ts';
 import { methodOf, registerJsonRpcBodyParser, requestIdOf, type JsonRpcBody } from './json-rpc-body.ts';
 import { errorEnvelope, JSON_RPC_CODES, startFailure } from './json-rpc-errors.ts';
 import { sendJsonRpcStream } from './json-rpc-stream.ts';
+import { RemoteTasks } from './remote-tasks.ts';
 import { HostedAgentRequestHandler } from './request-handler.ts';
+import { requestedVersionOf } from './requested-version.ts';
+import { StoredTaskStore } from './stored-task-store.ts';
+import { v1ErrorResponse, v1JsonRpcError } from './v1-json-rpc-errors.ts';
 
 /**
  * A message is text only, at most 200,000 characters: at most 600 KB of UTF-8 as JSON serializers
  * write it (the limit of the service's other small routes).
  */
 export const A2A_BODY_LIMIT = 1024 * 1024;
-/** Streamed tasks are kept for `tasks/get`, `tasks/cancel` and `tasks/resubscribe` this long after their last change. */
+/** Streamed tasks are kept for `GetTask`, `CancelTask` and `SubscribeToTask` this long after their last change. */
 const TASK_TTL_MS = 60 * 60 * 1000;
-const MAX_TASKS = 10_000;
+/** A task whose text grows is stored at most this often (every change of its state at once). */
+const TASK_ARTIFACT_WRITE_INTERVAL_MS = 1000;
 /** Where A2A v0.3 peers look for a card, here under the agent's endpoint. */
 const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+function isV1(header: string | string[] | undefined): boolean {
+  try {
+    return requestedVersionOf(header) === '1.0';
+  } catch {
+    return false;
+  }
+}
 
 /** The path of a workspace's hosted agents (what a slug-mismatch hint names). */
 export function a2aWorkspacePath(workspaceSlug: string): string {
@@ -42,8 +54,9 @@ export function a2aWorkspacePath(workspaceSlug: string): string {
 type AgentParams = { workspaceSlug: string; agentSlug: string };
 
 /**
- * The hosted A2A endpoint, under `/api/a2a/:workspaceSlug/agents/:agentSlug`: JSON-RPC 2.0 in A2A
- * v0.3 shapes on POST (the official SDK's request handler behind its v0.3 JSON-RPC transport), the
+ * The hosted A2A endpoint, under `/api/a2a/:workspaceSlug/agents/:agentSlug`: JSON-RPC 2.0 on POST,
+ * in A2A 1.0 with `A2A-Version: 1.0` (the official SDK's request handler behind its JSON-RPC
+ * transport), else in v0.3 shapes (the same handler behind its v0.3 compatibility transport); the
  * agent's card on GET (at the endpoint itself and at `.well-known/agent-card.json` under it). The
  * credentials, scope (`runs:write`) and rate limits are those of the workspace routes.
  */
@@ -59,8 +72,19 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
     shutdown: shutdown.signal,
     logger: app.log,
   });
-  const tasks = new ExpiringTaskStore({ ttlMs: TASK_TTL_MS, maxTasks: MAX_TASKS });
+  const tasks = new StoredTaskStore({
+    tasks: repos.a2aTasks,
+    ttlMs: TASK_TTL_MS,
+    artifactWriteIntervalMs: TASK_ARTIFACT_WRITE_INTERVAL_MS,
+    logger: app.log,
+  });
   const buses = new DefaultExecutionEventBusManager();
+  const remote = new RemoteTasks({
+    hostedAgents: engine.hostedAgents,
+    runs: engine.runs,
+    tasks,
+    shutdown: shutdown.signal,
+  });
 
   app.decorateRequest('principal', null);
   app.addHook(
@@ -90,8 +114,11 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
   };
 
   // The descriptions declare the scope the workspace-auth hook checks (runs:write).
-  const card = async (request: FastifyRequest<{ Params: AgentParams }>): Promise<HostedAgentCard> =>
-    (await servedAgent(request)).card;
+  // A 1.0 peer asks with `A2A-Version: 1.0` (the SDK's card resolver does); any other GET reads the v0.3 card.
+  const card = async (request: FastifyRequest<{ Params: AgentParams }>) => {
+    const { card } = await servedAgent(request);
+    return isV1(request.headers['a2a-version']) ? hostedAgentCardV1(card) : card;
+  };
   app.get<{ Params: AgentParams }>(
     '/',
     { ...describeRoute(A2A_ENDPOINT_CARD), onRequest: transportLimit },
@@ -115,28 +142,43 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
       };
       if (!body.ok) return reply.send(errorEnvelope(null, body.code, body.message));
       const id = requestIdOf(body);
+      let version: InterfaceVersion;
+      try {
+        version = requestedVersionOf(request.headers['a2a-version']);
+      } catch (error) {
+        return reply.send(v1ErrorResponse(id, error));
+      }
       let served: Awaited<ReturnType<typeof servedAgent>>;
       try {
         served = await servedAgent(request);
       } catch (error) {
-        const { code, message, data } = LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(
-          startFailure(error, request.log),
-        );
+        const failure = startFailure(error, request.log);
+        if (version === '1.0') return reply.send(v1ErrorResponse(id, failure));
+        const { code, message, data } = LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(failure);
         return reply.send(errorEnvelope(id, code, message, data));
       }
-      const handler = new LegacyJsonRpcTransportHandler(
-        new HostedAgentRequestHandler(sdkAgentCard(served.card), tasks, executor, buses),
-      );
-      const answer = await handler.handle(
-        body.request,
-        hostedCallContext(served.credential, served.agent, callerTrace(request)),
-      );
-      if (Symbol.asyncIterator in answer) {
-        return sendJsonRpcStream(reply, answer, id, {
-          stop: shutdown.signal,
-          metrics: options.resources.metrics,
-        });
+      const handler = new HostedAgentRequestHandler({
+        card: sdkAgentCard(served.card),
+        tasks,
+        executor,
+        buses,
+        remote,
+      });
+      const context = hostedCallContext(served.credential, served.agent, callerTrace(request), version);
+      const streamOptions = { stop: shutdown.signal, metrics: options.resources.metrics };
+      if (version === '1.0') {
+        const answer = await new JsonRpcTransportHandler(handler).handle(body.request, context);
+        if (Symbol.asyncIterator in answer) {
+          return sendJsonRpcStream(reply, answer, id, { ...streamOptions, errorResponse: v1ErrorResponse });
+        }
+        // The transport maps a failure without the service's data: the call's own failure says it all.
+        const failure = hostedCallOf(context).failure;
+        if (answer.error !== undefined && failure)
+          return reply.send({ ...answer, error: v1JsonRpcError(failure) });
+        return reply.send(answer);
       }
+      const answer = await new LegacyJsonRpcTransportHandler(handler).handle(body.request, context);
+      if (Symbol.asyncIterator in answer) return sendJsonRpcStream(reply, answer, id, streamOptions);
       return reply.send(answer);
     },
   );

@@ -7,7 +7,7 @@ import type { RunMetrics } from '../../../engine/ports.ts';
 import { countOpenStream } from '../../sse/open-stream-gauge.ts';
 
 /**
- * Serves a streaming JSON-RPC answer (`message/stream`) as the SDK's JSON-RPC transport does: when
+ * Serves a streaming JSON-RPC answer (`message/stream`, `SendStreamingMessage`, and the resubscriptions) as the SDK's JSON-RPC transport does: when
  * its first response fails, one JSON error response and no stream; otherwise `text/event-stream`,
  * one `data:` frame per JSON-RPC response, an `event: error` frame if it fails midway, and the end
  * after the last one. A client that leaves stops the writing, not the reading: the task goes on to
@@ -18,9 +18,10 @@ export async function sendJsonRpcStream(
   reply: FastifyReply,
   stream: AsyncGenerator<unknown, void, undefined>,
   requestId: string | number | null,
-  options: { stop: AbortSignal; metrics: RunMetrics },
+  options: { stop: AbortSignal; metrics: RunMetrics; errorResponse?: ErrorResponse },
 ): Promise<void> {
   const { stop } = options;
+  const errorResponse = options.errorResponse ?? legacyErrorResponse;
   let first: IteratorResult<unknown, void>;
   try {
     first = await stream.next();
@@ -62,6 +63,9 @@ async function drainedOrClosed(response: ServerResponse): Promise<void> {
   );
 }
 
-function errorResponse(id: string | number | null, error: unknown) {
+/** The JSON-RPC error response a failure of the stream is answered with (v0.3 shapes by default). */
+export type ErrorResponse = (id: string | number | null, error: unknown) => object;
+
+function legacyErrorResponse(id: string | number | null, error: unknown) {
   return { jsonrpc: '2.0', id, error: LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) };
 }
