@@ -11,6 +11,7 @@ import type { RequestTracing } from '../engine/ports/tracing.ts';
 import { registerErrorHandling } from './plugins/error-handler.ts';
 import { registerJsonBodyParser } from './plugins/json-body.ts';
 import { registerLingeringClose } from './plugins/lingering-close.ts';
+import { RequestLogController } from './plugins/request-log.ts';
 import type { AppResources } from './resources.ts';
 import { a2aRoutes } from './routes/a2a/index.ts';
 import { mcpRoutes } from './routes/mcp/index.ts';
@@ -35,6 +36,7 @@ export interface BuildAppOptions {
 export async function buildApp(resources: AppResources, options: BuildAppOptions): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger,
+    logController: new RequestLogController(),
     bodyLimit: 1024 * 1024,
     trustProxy: trustProxyOption(resources.config.trustProxy),
     // Fastify turns Node's limit on receiving a whole request (300 s) off: a client sending its body

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { RequestLogController } from './plugins/request-log.ts';
 import type { AppResources } from './resources.ts';
 import { healthRoutes } from './routes/health.ts';
 
@@ -11,7 +12,11 @@ export async function buildManagementApp(
   resources: Pick<AppResources, 'storage' | 'redis' | 'stopping' | 'metrics'>,
   options: { logger: FastifyBaseLogger },
 ): Promise<FastifyInstance> {
-  const app: FastifyInstance = Fastify({ loggerInstance: options.logger, return503OnClosing: true });
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.logger,
+    logController: new RequestLogController(),
+    return503OnClosing: true,
+  });
   healthRoutes(app, resources);
   app.get('/metrics', async (_request, reply) =>
     reply.header('content-type', resources.metrics.contentType).send(await resources.metrics.text()),
