@@ -105,26 +105,24 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
   /**
    * Creates a run on API 1 with `body`, reads its stream from API 2, and kills the worker running it
    * with SIGKILL at the first frame `killAt` picks; `afterKill` then acts as the client. Returns the
-   * frames to the end and when the kill and the end came, once a replacement worker has started.
+   * run, its frames to the end and when the end came, once a replacement worker has started.
    */
   async function runKillingItsWorker(
     body: Record<string, unknown>,
-    killAt: (frame: SseFrame, frames: SseFrame[]) => boolean | Promise<boolean>,
+    killAt: (frame: SseFrame, frames: SseFrame[], runId: string) => boolean | Promise<boolean>,
     afterKill: (runId: string, frame: SseFrame) => Promise<void> = async () => {},
-  ): Promise<{ streamUrl: string; frames: SseFrame[]; killedAt: number; endedAt: number }> {
+  ): Promise<{ runId: string; streamUrl: string; frames: SseFrame[]; endedAt: number }> {
     const created = await call(api(0), 'POST', `${ws}/agent-runs`, body);
     assert.equal(created.status, 202);
     const runId = created.body.runId as string;
     const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
     const frames: SseFrame[] = [];
     let killed: ServiceProcess | undefined;
-    let killedAt = 0;
     for await (const frame of stream.frames) {
       frames.push(frame);
-      if (killed || !(await killAt(frame, frames))) continue;
+      if (killed || !(await killAt(frame, frames, runId))) continue;
       killed = cluster.workers.find((worker) => worker.stdout.includes(runId));
       assert.ok(killed, 'one worker logged that it started the run');
-      killedAt = Date.now();
       await killed.kill('SIGKILL');
       await afterKill(runId, frame);
     }
@@ -132,7 +130,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     assert.ok(killed, 'the run was taken over');
     const index = cluster.workers.indexOf(killed);
     cluster.workers[index] = await cluster.startWorker(`${killed.name}-restarted`);
-    return { streamUrl: created.body.streamUrl as string, frames, killedAt, endedAt };
+    return { runId, streamUrl: created.body.streamUrl as string, frames, endedAt };
   }
 
   for (const retried of [false, true]) {
@@ -271,23 +269,41 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     assert.equal(fake.requests.length, 1, 'the cut turn is not generated again after the cancel');
   });
 
-  it("a worker killed while waiting for a tool result: the takeover keeps the wait's deadline (localToolTimeoutMs counts from the call, not from the takeover)", async () => {
+  it("a worker killed once its run parked for a tool result: the run ends at the wait's deadline (localToolTimeoutMs counts from the call, not from the takeover)", async () => {
     fake.reset();
     fake.enqueue({ toolCalls: [{ id: 'toolu_t', name: 'lookup', input: {} }] });
-    const { frames, killedAt, endedAt } = await runKillingItsWorker(
+    const parkedLines = (runId: string) =>
+      new RegExp(`"runId":"${runId}"[^\\n]*"wakeAt":"([^"]+)"[^\\n]*"msg":"run parked"`, 'g');
+    let wakeAt = 0;
+    const { runId, frames, endedAt } = await runKillingItsWorker(
       {
         systemPrompt: 's',
         prompt: 'find',
         localToolTimeoutMs: 4000,
         tools: [{ kind: 'local', name: 'lookup', parameters: { type: 'object' } }],
       },
-      (frame) => frame.data.type === 'local_tool_call',
+      async (frame, _, runId) => {
+        if (frame.data.type !== 'local_tool_call') return false;
+        // The worker parks the run right after the call is durable: killing it at the frame alone
+        // races the park. Killed once parked, no process keeps the run nor its deadline's timer.
+        const owner = cluster.workers.find((worker) => worker.stdout.includes(runId));
+        assert.ok(owner);
+        const [, parkedUntil] = await owner.waitFor(new RegExp(parkedLines(runId).source));
+        wakeAt = Date.parse(parkedUntil ?? '');
+        return true;
+      },
     );
-    const waited = endedAt - killedAt;
     assert.equal(frames.at(-1)?.data.type, 'result');
     assert.equal(frames.at(-1)?.data.data.subtype, 'error_local_tool_timeout');
-    // The takeover comes about 2 s after the kill (the lease); restarting the wait there would end it ~6 s after the call.
-    assert.ok(waited >= 3900 && waited < 5500, `the wait ended ${waited} ms after the call`);
+    assert.ok(endedAt >= wakeAt, 'the run did not end before its deadline');
+    // The other worker's dispatch sweep wakes the run after its deadline; the resumed run expires
+    // the calls at once. Restarting the wait at the takeover would park it again.
+    const parks = cluster.processes().flatMap((service) => [...service.stdout.matchAll(parkedLines(runId))]);
+    assert.deepEqual(
+      parks.map(([, until]) => until),
+      [new Date(wakeAt).toISOString()],
+      'parked once, until the deadline counted from the call',
+    );
   });
 
   /** A one-turn reply cancelled by `cancel` at its third frame: the run ends cancelled after that turn. */
