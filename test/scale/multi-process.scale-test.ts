@@ -4,7 +4,8 @@ import pg from 'pg';
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { startHttpToolServer, type HttpToolServer } from '../support/http-tool-server.ts';
-import { openSse, readAll, type SseFrame } from '../support/sse-client.ts';
+import { describeFrames, openSse, readAll, type SseFrame } from '../support/sse-client.ts';
+import { WAIT_CAP_MS, withCap } from '../support/waits.ts';
 import { provisionAcme, startCluster, type Cluster, type ServiceProcess } from './cluster.ts';
 
 const types = (frames: SseFrame[]) => frames.map((frame) => frame.data.type);
@@ -118,14 +119,18 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     const stream = await openSse(`${api(1)}${created.body.streamUrl}`, headers);
     const frames: SseFrame[] = [];
     let killed: ServiceProcess | undefined;
-    for await (const frame of stream.frames) {
-      frames.push(frame);
-      if (killed || !(await killAt(frame, frames, runId))) continue;
-      killed = cluster.workers.find((worker) => worker.stdout.includes(runId));
-      assert.ok(killed, 'one worker logged that it started the run');
-      await killed.kill('SIGKILL');
-      await afterKill(runId, frame);
-    }
+    const readToTheEnd = async () => {
+      for await (const frame of stream.frames) {
+        frames.push(frame);
+        if (killed || !(await killAt(frame, frames, runId))) continue;
+        killed = cluster.workers.find((worker) => worker.stdout.includes(runId));
+        assert.ok(killed, 'one worker logged that it started the run');
+        await killed.kill('SIGKILL');
+        await afterKill(runId, frame);
+      }
+    };
+    // A run that never ends (no worker takes it up again) fails the test rather than hanging it.
+    await withCap(readToTheEnd(), WAIT_CAP_MS, () => `the run did not end: ${describeFrames(frames)}`);
     const endedAt = Date.now();
     assert.ok(killed, 'the run was taken over');
     const index = cluster.workers.indexOf(killed);
