@@ -142,7 +142,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
     const how = retried ? 'after a 500 that is retried' : 'at once';
     it(`a worker killed with SIGKILL mid-run: another worker takes the run over and the client stream simply continues (the regenerated turn answered ${how})`, async () => {
       fake.reset();
-      const words = Array.from({ length: 40 }, (_, index) => `w${index} `);
+      const words = Array.from({ length: 200 }, (_, index) => `w${index} `);
       // The takeover regenerates the interrupted turn: the provider answers it the same way.
       fake.enqueue(
         { text: words, chunkIntervalMs: 60 },
@@ -209,7 +209,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
 
   it("a worker killed with SIGKILL mid-run, and the regenerated turn fails before any output: the text the client has is the turn's assistant_message and the error's partialText", async () => {
     fake.reset();
-    const words = Array.from({ length: 40 }, (_, index) => `v${index} `);
+    const words = Array.from({ length: 200 }, (_, index) => `v${index} `);
     fake.enqueue({ text: words, chunkIntervalMs: 60 }, { type: 'http-error', status: 400 });
     const { frames } = await runKillingItsWorker(
       { systemPrompt: 's', prompt: 'long' },
@@ -258,7 +258,7 @@ describe('scale-out: two API processes and two workers on PostgreSQL and Redis',
 
   it('cancelled while no worker holds a run cut short mid-turn: the takeover ends the turn with the text the client has, then cancelled', async () => {
     fake.reset();
-    fake.enqueue({ text: Array.from({ length: 40 }, (_, index) => `c${index} `), chunkIntervalMs: 60 });
+    fake.enqueue({ text: Array.from({ length: 200 }, (_, index) => `c${index} `), chunkIntervalMs: 60 });
     const { frames } = await runKillingItsWorker(
       { systemPrompt: 's', prompt: 'long' },
       (_, received) => received.length === 5,
