@@ -103,7 +103,7 @@ export class RunRepository implements RunStore {
     await this.#store(row, input.metadata, false, async (db) => {
       await this.#insert.execute(db, row);
     });
-    return toRun(row);
+    return createdRun(row, input);
   }
 
   async createAdmitting(
@@ -116,7 +116,7 @@ export class RunRepository implements RunStore {
       const stored = await this.#insertAdmitting.first(db, row);
       if (stored?.dispatch === 'admitted') admission = Number(stored.admission);
     });
-    return { run: toRun(row), admission };
+    return { run: createdRun(row, input), admission };
   }
 
   /**
@@ -225,6 +225,31 @@ function newRow(input: NewRun): RunRow {
     created_at: now,
     updated_at: now,
     ended_at: null,
+  };
+}
+
+/** The run just stored, from what was given: its JSON columns are not parsed back. */
+function createdRun(row: RunRow, input: NewRun): Run {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    agentId: row.agent_id,
+    sessionId: row.session_id,
+    apiKeyId: row.api_key_id,
+    status: 'queued',
+    spec: input.spec,
+    metadata: input.metadata,
+    finalText: null,
+    error: null,
+    failureReason: null,
+    tokens: null,
+    turns: null,
+    model: null,
+    cancelRequestedAt: null,
+    traceContext: input.traceContext ?? null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    endedAt: null,
   };
 }
 
