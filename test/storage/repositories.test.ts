@@ -40,15 +40,15 @@ for (const engine of ENGINES) {
         maxConcurrentRuns: 100,
       });
 
-    const waitingRun = (workspaceId: string) =>
-      repos.runs.create({
-        workspaceId,
-        agentId: null,
-        sessionId: null,
-        apiKeyId: null,
-        spec: STORED_RUN_SPEC,
-        metadata: {},
-      });
+    const newRunInput = (workspaceId: string, metadata: Record<string, string> = {}) => ({
+      workspaceId,
+      agentId: null,
+      sessionId: null,
+      apiKeyId: null,
+      spec: STORED_RUN_SPEC,
+      metadata,
+    });
+    const waitingRun = (workspaceId: string) => repos.runs.create(newRunInput(workspaceId));
 
     /** A run admitted to a worker (its workspace has room), as the executor finds it. */
     const newRun = async (workspaceId: string) => {
@@ -304,7 +304,8 @@ for (const engine of ENGINES) {
       assert.deepEqual(await repos.dispatch.admit(ws.id), [], 'both slots are taken');
       assert.equal(await repos.runs.claimAttempt(c), undefined, 'a waiting run cannot be claimed');
       assert.equal(await repos.runs.claimAttempt(a, 2), undefined, 'nor with another admission than its own');
-      assert.equal(await repos.dispatch.admitNew(ws.id, e), undefined, 'no free slot for a new run');
+      const full = await repos.runs.createAdmitting(newRunInput(ws.id));
+      assert.equal(full.admission, undefined, 'no free slot for a new run: it waits');
       assert.equal(await repos.dispatch.admitCancelled(e), undefined, 'not cancelled');
       await repos.runs.requestCancel(e);
       assert.deepEqual(
@@ -352,17 +353,55 @@ for (const engine of ENGINES) {
       );
       assert.equal(await repos.dispatch.hasWaiting(ws.id), true, 'd still waits');
       await end(c);
-      const late = await waitingRun(ws.id);
-      assert.equal(await repos.dispatch.admitNew(ws.id, late.id), undefined, 'd waits before it, in order');
+      const late = await repos.runs.createAdmitting(newRunInput(ws.id));
+      assert.equal(late.admission, undefined, 'a free slot, but d waits before it: in order');
       assert.deepEqual(await repos.dispatch.admit(ws.id), [{ runId: runs[3]!.id, admission: 1 }]);
       await end(a);
-      assert.deepEqual(await repos.dispatch.admitNew(ws.id, late.id), { runId: late.id, admission: 1 });
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [{ runId: full.run.id, admission: 1 }]);
+      await end(full.run.id);
+      assert.deepEqual(await repos.dispatch.admit(ws.id), [{ runId: late.run.id, admission: 1 }]);
       if (engine === 'sqlite') {
         const plan = await sql<{ detail: string }>`
           explain query plan select id from runs where workspace_id = ${ws.id} and dispatch = 'waiting' order by created_at limit 10
         `.execute(storage.db);
         assert.match(plan.rows.map((row) => row.detail).join(' '), /runs_dispatch_workspace/);
       }
+    });
+
+    it('dispatch: a run created with a free slot is admitted in its insert; a burst of creations takes exactly maxConcurrentRuns slots, the rest wait in order', async () => {
+      const ws = await repos.workspaces.create({
+        slug: 'admit-at-insert',
+        name: 'admit-at-insert',
+        features: { apiKeys: true, oauthApps: true },
+        rateLimits: {},
+        maxConcurrentRuns: 3,
+      });
+      const first = await repos.runs.createAdmitting(newRunInput(ws.id, { origin: 'burst' }));
+      assert.equal(first.admission, 1, 'admitted at once, its first admission');
+      assert.ok(await repos.runs.claimAttempt(first.run.id, 1), 'claimable as its job');
+      // The others at once: on PostgreSQL over several pooled connections (opened first, so that the
+      // creations overlap), serialized by the workspace's lock.
+      await Promise.all(Array.from({ length: 10 }, () => sql`select 1`.execute(storage.db)));
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          repos.runs.createAdmitting(newRunInput(ws.id, index % 2 === 0 ? { origin: 'burst' } : {})),
+        ),
+      );
+      const admitted = burst.filter((created) => created.admission !== undefined);
+      assert.equal(admitted.length, 2, 'the two free slots, never more');
+      const { admitted: count } = (
+        await sql<{ admitted: number | string }>`
+        select count(*) as admitted from runs where workspace_id = ${ws.id} and dispatch = 'admitted'
+      `.execute(storage.db)
+      ).rows[0]!;
+      assert.equal(Number(count), 3, 'maxConcurrentRuns admitted in all');
+      assert.equal(await repos.dispatch.hasWaiting(ws.id), true, 'the other ten wait');
+      const metadataRows = await storage.db
+        .selectFrom('run_metadata')
+        .select('run_id')
+        .where('workspace_id', '=', ws.id)
+        .execute();
+      assert.equal(metadataRows.length, 7, 'metadata rows written with their runs, admitted or not');
     });
 
     it('fencing: a claim takes a new attempt, and a batch written under an older attempt is refused alone', async () => {

@@ -44,6 +44,23 @@ describe('webhook deliveries (extensions §7)', () => {
     assert.equal(delivery?.lastStatusCode, 200);
   });
 
+  it('the terminal commit reads the endpoints as they are: none or only disabled ones, no delivery; one created just before (scale-out: on the API, the worker commits) gets the next run at once', async () => {
+    await hooks.runOnce('succeeded');
+    const disabled = await hooks.endpoint('/skip-disabled', { enabled: false });
+    await hooks.runOnce('succeeded');
+    const endpointId = await hooks.endpoint('/skip-after');
+    const runId = await hooks.runOnce('succeeded');
+    const [attempt] = await hooks.receiver.waitFor('/skip-after', 1);
+    assert.equal(attempt?.verified.data.runId, runId);
+    const deliveries = await hooks.deliveriesSettled(endpointId, 1, 'succeeded');
+    assert.deepEqual(
+      deliveries.map((delivery) => delivery.runId),
+      [runId],
+      'only the run that ended after it was created',
+    );
+    assert.deepEqual((await hooks.api('GET', `/webhooks/${disabled}/deliveries`)).body.deliveries, []);
+  });
+
   it('run.failed carries { errorClass, message }; an endpoint subscribed to run.failed only gets that one; a disabled endpoint gets nothing', async () => {
     const all = await hooks.endpoint('/all');
     const failedOnly = await hooks.endpoint('/failed-only', { events: ['run.failed'] });

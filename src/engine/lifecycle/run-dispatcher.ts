@@ -35,14 +35,9 @@ export class RunDispatcher {
     return this.#queue(await this.#deps.dispatch.admit(workspaceId));
   }
 
-  /**
-   * A run just created: admitted and queued at once if its workspace has room (else it waits its
-   * turn). Returns whether it is queued; false also when the queue refused it.
-   */
-  async admitNew(workspaceId: string, runId: string): Promise<{ admitted: boolean; queued: boolean }> {
-    const admitted = await this.#deps.dispatch.admitNew(workspaceId, runId);
-    if (!admitted) return { admitted: false, queued: false };
-    return { admitted: true, queued: (await this.#queue([admitted])).size === 0 };
+  /** A run admitted as it was stored (`RunStore.createAdmitting`): queued now. False when the queue refused it. */
+  async queueAdmitted(job: AdmittedRun): Promise<boolean> {
+    return (await this.#queue([job])).size === 0;
   }
 
   /** A cancelled run still waiting for a slot ends at once: it only writes its `cancelled`. */

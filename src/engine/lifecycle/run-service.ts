@@ -65,7 +65,7 @@ export class RunService {
     const { runs, agents, dispatcher, logger } = this.#deps;
     const agent = await authorizeAgent(agents, credential, request.agentId);
     const spec = await buildRunSpec(this.#deps, credential.workspaceId, request, agent, session?.history);
-    const run = await runs.create({
+    const input = {
       ...(options.id !== undefined && { id: options.id }),
       ...(session && { id: session.runId }),
       workspaceId: credential.workspaceId,
@@ -75,20 +75,20 @@ export class RunService {
       spec,
       metadata: request.metadata ?? {},
       traceContext: newRunTraceContext(this.#deps.tracing?.creatingSpan() ?? caller),
-      ...(session?.held && { heldBySession: true }),
-    });
-    this.#deps.metrics?.runCreated(run.workspaceId);
+    };
     // A held run is admitted once its session is handed to it.
-    if (session?.held) return run;
-    // Admitted now if its workspace has a free slot, else it waits its turn. The run is stored, so
-    // it is accepted whatever happens next: an admission that fails here is made by the dispatch
-    // sweep, and an admitted run the queue cannot take now (Redis unreachable) is queued by the
-    // lost-run sweep as soon as it can be (embedded: at the next start).
-    const admission = await dispatcher.admitNew(run.workspaceId, run.id).catch((error: unknown) => {
-      logger.warn({ runId: run.id, err: error }, 'admitting the run failed; the dispatch sweep will');
-      return undefined;
-    });
-    if (admission?.admitted && !admission.queued) {
+    if (session?.held) {
+      const run = await runs.create({ ...input, heldBySession: true });
+      this.#deps.metrics?.runCreated(run.workspaceId);
+      return run;
+    }
+    // Admitted in its insert if its workspace has a free slot, else it waits its turn. The run is
+    // stored, so it is accepted whatever happens next: an admitted run the queue cannot take now
+    // (Redis unreachable) is queued by the lost-run sweep as soon as it can be (embedded: at the
+    // next start).
+    const { run, admission } = await runs.createAdmitting(input);
+    this.#deps.metrics?.runCreated(run.workspaceId);
+    if (admission !== undefined && !(await dispatcher.queueAdmitted({ runId: run.id, admission }))) {
       logger.warn(
         { runId: run.id },
         'the run is admitted but not queued yet; the lost-run sweep will queue it',

@@ -36,7 +36,14 @@ export interface NewRun {
 }
 
 export interface RunStore {
+  /** Stores the run waiting for a slot (or, `heldBySession`, for its session). */
   create(input: NewRun): Promise<Run>;
+  /**
+   * Stores the run already admitted when its workspace has a free slot and no run waits for one (the
+   * same rule as `DispatchStore.admit`, in the insert itself); else waiting, like `create`.
+   * `admission` is the admitted run's job; undefined when it waits.
+   */
+  createAdmitting(input: Omit<NewRun, 'heldBySession'>): Promise<{ run: Run; admission: number | undefined }>;
   findById(workspaceId: string, id: string): Promise<Run | undefined>;
   /** Status only: no spec, metadata or usage to read and parse. */
   findState(workspaceId: string, id: string): Promise<RunState | undefined>;
@@ -243,8 +250,6 @@ export interface DispatchStore {
    * admitted. Serialized per workspace across replicas; returns the runs admitted.
    */
   admit(workspaceId: string): Promise<AdmittedRun[]>;
-  /** A new run, admitted at once when its workspace has a free slot and no run waits before it. */
-  admitNew(workspaceId: string, runId: string): Promise<AdmittedRun | undefined>;
   /** A cancelled run still waiting for a slot, admitted regardless of the limit (it only ends). */
   admitCancelled(runId: string): Promise<AdmittedRun | undefined>;
   /** Whether the workspace has runs waiting for a slot. */

@@ -4,6 +4,7 @@ import { isPostgres } from '../dialect.ts';
 import { nowIso } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import type { Database } from '../schema.ts';
+import { admittedCountOf, lockWorkspace, waitingOf } from './run-admission.ts';
 import {
   lockSession,
   promoteHeldRun,
@@ -22,68 +23,29 @@ export class RunDispatchRepository implements DispatchStore {
   readonly #lockWorkspace: PreparedQuery<'workspaceId', { max_concurrent_runs: number }>;
   readonly #admittedCount: PreparedQuery<'workspaceId', { admitted: number | string }>;
   readonly #admitOldest: PreparedQuery<'workspaceId' | 'free', { id: string; admission: number }>;
-  readonly #admitNew: PreparedQuery<'workspaceId' | 'runId', { admission: number }>;
   readonly #admitCancelled: PreparedQuery<'runId', { admission: number }>;
   readonly #hasWaiting: PreparedQuery<'workspaceId', { id: string }>;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
     this.#postgres = isPostgres(db);
-    this.#lockWorkspace = new PreparedQuery((param) => {
-      const query = db
-        .selectFrom('workspaces')
-        .select('max_concurrent_runs')
-        .where('id', '=', param<string>('workspaceId'));
-      return this.#postgres ? query.forUpdate() : query;
-    });
-    const admittedOf = (workspaceId: string) =>
-      db
-        .selectFrom('runs as admitted')
-        .select((eb) => eb.fn.countAll<number | string>().as('admitted'))
-        .where('admitted.workspace_id', '=', workspaceId)
-        .where('admitted.dispatch', '=', 'admitted');
-    this.#admittedCount = new PreparedQuery((param) => admittedOf(param<string>('workspaceId')));
-    const waitingOf = (workspaceId: string) =>
-      db
-        .selectFrom('runs as waiting')
-        .select('waiting.id')
-        .where('waiting.workspace_id', '=', workspaceId)
-        .where('waiting.dispatch', '=', 'waiting');
+    this.#lockWorkspace = new PreparedQuery((param) =>
+      lockWorkspace(db, param<string>('workspaceId'), this.#postgres),
+    );
+    this.#admittedCount = new PreparedQuery((param) => admittedCountOf(db, param<string>('workspaceId')));
     this.#admitOldest = new PreparedQuery((param) =>
       db
         .updateTable('runs')
         .set((eb) => ({ dispatch: 'admitted', admission: eb('admission', '+', 1) }))
         .where('dispatch', '=', 'waiting')
         .where('id', 'in', () =>
-          waitingOf(param<string>('workspaceId'))
+          waitingOf(db, param<string>('workspaceId'))
             .orderBy('waiting.created_at')
             .orderBy('waiting.id')
             .limit(param<number>('free')),
         )
         .returning(['id', 'admission']),
     );
-    // A new run is admitted at once when its workspace has a free slot and no run waits before it.
-    this.#admitNew = new PreparedQuery((param) => {
-      const workspaceId = param<string>('workspaceId');
-      const runId = param<string>('runId');
-      return db
-        .updateTable('runs')
-        .set({ dispatch: 'admitted', admission: 1 })
-        .where('id', '=', runId)
-        .where('dispatch', '=', 'waiting')
-        .where((eb) =>
-          eb(
-            admittedOf(workspaceId),
-            '<',
-            eb
-              .selectFrom('workspaces')
-              .select('max_concurrent_runs')
-              .where('workspaces.id', '=', workspaceId),
-          ),
-        )
-        .where((eb) => eb.not(eb.exists(waitingOf(workspaceId).where('waiting.id', '<', runId))))
-        .returning('admission');
-    });
     this.#admitCancelled = new PreparedQuery((param) =>
       db
         .updateTable('runs')
@@ -94,7 +56,7 @@ export class RunDispatchRepository implements DispatchStore {
         .where('cancel_requested_at', 'is not', null)
         .returning('admission'),
     );
-    this.#hasWaiting = new PreparedQuery((param) => waitingOf(param<string>('workspaceId')).limit(1));
+    this.#hasWaiting = new PreparedQuery((param) => waitingOf(db, param<string>('workspaceId')).limit(1));
   }
 
   admit(workspaceId: string): Promise<AdmittedRun[]> {
@@ -109,16 +71,6 @@ export class RunDispatchRepository implements DispatchStore {
         .map((row) => ({ runId: row.id, admission: Number(row.admission) }))
         .sort((a, b) => a.runId.localeCompare(b.runId));
     });
-  }
-
-  async admitNew(workspaceId: string, runId: string): Promise<AdmittedRun | undefined> {
-    const admit = async (db: Kysely<Database>) => {
-      if (this.#postgres) await this.#lockWorkspace.execute(db, { workspaceId });
-      return this.#admitNew.first(db, { workspaceId, runId });
-    };
-    // One statement on SQLite (atomic there); on PostgreSQL after the workspace's lock.
-    const row = this.#postgres ? await this.#db.transaction().execute(admit) : await admit(this.#db);
-    return row && { runId, admission: Number(row.admission) };
   }
 
   async admitCancelled(runId: string): Promise<AdmittedRun | undefined> {

@@ -33,7 +33,7 @@ export class RunEventRepository implements EventStore, RunEventLookup {
   readonly #db: Kysely<Database>;
   /** The event insert for each row count used so far. */
   readonly #inserts = new Map<number, PreparedQuery<string, unknown>>();
-  readonly #recordOutcome: PreparedQuery<OutcomeParam, unknown>;
+  readonly #recordOutcome: PreparedQuery<OutcomeParam, { webhooks: boolean | number }>;
   readonly #readAfter: PreparedQuery<
     'runId' | 'afterSeq' | 'limit',
     { seq: number; type: string; data: string }
@@ -57,7 +57,20 @@ export class RunEventRepository implements EventStore, RunEventLookup {
           dispatch: null,
           wake_at: null,
         })
-        .where('id', '=', param<string>('runId')),
+        .where('id', '=', param<string>('runId'))
+        // Whether the run's workspace has an endpoint at all: most have none, and then the terminal
+        // commit makes no outbox select. Read in the same transaction as the outbox insert would be.
+        .returning((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('webhook_endpoints as endpoint')
+                .select('endpoint.id')
+                .whereRef('endpoint.workspace_id', '=', 'runs.workspace_id')
+                .where('endpoint.enabled', '=', 1),
+            )
+            .as('webhooks'),
+        ),
     );
     this.#readAfter = new PreparedQuery((param) =>
       db
@@ -101,7 +114,7 @@ export class RunEventRepository implements EventStore, RunEventLookup {
     for (const { runId, outcome, session } of batches) {
       if (session) await endSessionRun(trx, session);
       if (!outcome) continue;
-      await this.#recordOutcome.execute(trx, {
+      const ended = await this.#recordOutcome.first(trx, {
         runId,
         status: outcome.status,
         finalText: outcome.finalText,
@@ -114,7 +127,7 @@ export class RunEventRepository implements EventStore, RunEventLookup {
       });
       // The outbox: the run's webhook deliveries commit with its terminal event, or not at all.
       const event = terminalWebhookEvent(outcome.status);
-      if (event) await insertWebhookDeliveries(trx, runId, event, 0, createdAt);
+      if (event && ended?.webhooks) await insertWebhookDeliveries(trx, runId, event, 0, createdAt);
     }
   }
 

@@ -5,9 +5,11 @@ import type { RunSpec } from '../../domain/run-spec.ts';
 import type { RunTraceContext } from '../../domain/trace-context.ts';
 import type { NewRun, RunListQuery, RunStore } from '../../engine/ports.ts';
 import type { ModelInfo, TokenUsage } from '../../domain/usage.ts';
+import { isPostgres } from '../dialect.ts';
 import { fromJson, fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery, type Param } from '../prepared-query.ts';
 import type { Database, RunsTable } from '../schema.ts';
+import { admitsNewRun, lockWorkspace } from './run-admission.ts';
 import { listRuns } from './run-list-query.ts';
 
 type RunRow = Selectable<RunsTable>;
@@ -16,6 +18,9 @@ export class RunRepository implements RunStore {
   readonly #db: Kysely<Database>;
   // The statements every run goes through, compiled once (see PreparedQuery).
   readonly #insert: PreparedQuery<keyof RunRow, unknown>;
+  readonly #insertAdmitting: PreparedQuery<keyof RunRow, Pick<RunRow, 'dispatch' | 'admission'>>;
+  readonly #lockWorkspace: PreparedQuery<'workspaceId', unknown>;
+  readonly #postgres: boolean;
   readonly #findState: PreparedQuery<
     'workspaceId' | 'id',
     Pick<RunRow, 'id' | 'status' | 'ended_at' | 'cancel_requested_at'>
@@ -25,34 +30,49 @@ export class RunRepository implements RunStore {
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
-    this.#insert = new PreparedQuery((param) =>
-      db.insertInto('runs').values({
-        id: param('id'),
-        workspace_id: param('workspace_id'),
-        agent_id: param('agent_id'),
-        session_id: param('session_id'),
-        api_key_id: param('api_key_id'),
-        status: param('status'),
-        spec: param('spec'),
-        metadata: param('metadata'),
-        final_text: param('final_text'),
-        error: param('error'),
-        failure_reason: param('failure_reason'),
-        tokens: param('tokens'),
-        turns: param('turns'),
-        model: param('model'),
-        cancel_requested_at: param('cancel_requested_at'),
-        attempt: param('attempt'),
-        dispatch: param('dispatch'),
-        wake_at: param('wake_at'),
-        admission: param('admission'),
-        session_cut: param('session_cut'),
-        trace_context: param('trace_context'),
-        created_at: param('created_at'),
-        updated_at: param('updated_at'),
-        ended_at: param('ended_at'),
-      }),
+    this.#postgres = isPostgres(db);
+    const columns = (param: Param<keyof RunRow>) => ({
+      id: param<string>('id'),
+      workspace_id: param<string>('workspace_id'),
+      agent_id: param<string | null>('agent_id'),
+      session_id: param<string | null>('session_id'),
+      api_key_id: param<string | null>('api_key_id'),
+      status: param<string>('status'),
+      spec: param<string>('spec'),
+      metadata: param<string>('metadata'),
+      final_text: param<string | null>('final_text'),
+      error: param<string | null>('error'),
+      failure_reason: param<string | null>('failure_reason'),
+      tokens: param<string | null>('tokens'),
+      turns: param<number | null>('turns'),
+      model: param<string | null>('model'),
+      cancel_requested_at: param<string | null>('cancel_requested_at'),
+      attempt: param<number>('attempt'),
+      dispatch: param<string | null>('dispatch'),
+      wake_at: param<string | null>('wake_at'),
+      admission: param<number>('admission'),
+      session_cut: param<string | null>('session_cut'),
+      trace_context: param<string | null>('trace_context'),
+      created_at: param<string>('created_at'),
+      updated_at: param<string>('updated_at'),
+      ended_at: param<string | null>('ended_at'),
+    });
+    this.#insert = new PreparedQuery((param) => db.insertInto('runs').values(columns(param)));
+    // Admitted in the insert itself when the workspace has room (on PostgreSQL after its lock).
+    this.#insertAdmitting = new PreparedQuery((param) =>
+      db
+        .insertInto('runs')
+        .values((eb) => {
+          const admits = () => admitsNewRun(db, eb, param<string>('workspace_id'));
+          return {
+            ...columns(param),
+            dispatch: eb.case().when(admits()).then('admitted').else('waiting').end(),
+            admission: eb.case().when(admits()).then(1).else(0).end(),
+          };
+        })
+        .returning(['dispatch', 'admission']),
     );
+    this.#lockWorkspace = new PreparedQuery((param) => lockWorkspace(db, param<string>('workspaceId'), true));
     this.#findState = new PreparedQuery((param) =>
       db
         .selectFrom('runs')
@@ -79,55 +99,54 @@ export class RunRepository implements RunStore {
   }
 
   async create(input: NewRun): Promise<Run> {
-    const now = nowIso();
-    const row = {
-      id: input.id ?? newId('run'),
-      workspace_id: input.workspaceId,
-      agent_id: input.agentId,
-      session_id: input.sessionId,
-      api_key_id: input.apiKeyId,
-      status: 'queued',
-      spec: toJson(input.spec),
-      metadata: toJson(input.metadata),
-      final_text: null,
-      error: null,
-      failure_reason: null,
-      tokens: null,
-      turns: null,
-      model: null,
-      cancel_requested_at: null,
-      attempt: 0,
-      // A message run for a busy session waits for the session before it waits for a slot.
-      dispatch: input.heldBySession ? 'session' : 'waiting',
-      wake_at: null,
-      admission: 0,
-      session_cut: null,
-      trace_context: input.traceContext ? toJson(input.traceContext) : null,
-      created_at: now,
-      updated_at: now,
-      ended_at: null,
-    } satisfies RunRow;
-    const metadata = Object.entries(input.metadata);
-    if (metadata.length === 0) await this.#insert.execute(this.#db, row);
-    else {
-      // The list's metadata filters read these rows (migration 0014); a run without metadata needs none.
-      await this.#db.transaction().execute(async (trx) => {
-        await this.#insert.execute(trx, row);
-        await trx
-          .insertInto('run_metadata')
-          .values(
-            metadata.map(([key, value]) => ({
-              run_id: row.id,
-              workspace_id: row.workspace_id,
-              key,
-              value,
-              created_at: row.created_at,
-            })),
-          )
-          .execute();
-      });
-    }
-    return toRun(row);
+    const row = newRow(input);
+    await this.#store(row, input.metadata, false, async (db) => {
+      await this.#insert.execute(db, row);
+    });
+    return createdRun(row, input);
+  }
+
+  async createAdmitting(
+    input: Omit<NewRun, 'heldBySession'>,
+  ): Promise<{ run: Run; admission: number | undefined }> {
+    const row = newRow(input);
+    let admission: number | undefined;
+    await this.#store(row, input.metadata, this.#postgres, async (db) => {
+      if (this.#postgres) await this.#lockWorkspace.execute(db, { workspaceId: row.workspace_id });
+      const stored = await this.#insertAdmitting.first(db, row);
+      if (stored?.dispatch === 'admitted') admission = Number(stored.admission);
+    });
+    return { run: createdRun(row, input), admission };
+  }
+
+  /**
+   * The insert alone (one statement: atomic on SQLite), or in one transaction with the run's metadata
+   * rows (the list's metadata filters read them, migration 0014) or what `locks` asks for.
+   */
+  async #store(
+    row: RunRow,
+    metadata: Record<string, string>,
+    locks: boolean,
+    insert: (db: Kysely<Database>) => Promise<void>,
+  ): Promise<void> {
+    const entries = Object.entries(metadata);
+    if (entries.length === 0 && !locks) return insert(this.#db);
+    await this.#db.transaction().execute(async (trx) => {
+      await insert(trx);
+      if (entries.length === 0) return;
+      await trx
+        .insertInto('run_metadata')
+        .values(
+          entries.map(([key, value]) => ({
+            run_id: row.id,
+            workspace_id: row.workspace_id,
+            key,
+            value,
+            created_at: row.created_at,
+          })),
+        )
+        .execute();
+    });
   }
 
   list(workspaceId: string, query: RunListQuery): Promise<RunSummary[]> {
@@ -176,6 +195,62 @@ export class RunRepository implements RunStore {
       .where('ended_at', 'is', null)
       .execute();
   }
+}
+
+function newRow(input: NewRun): RunRow {
+  const now = nowIso();
+  return {
+    id: input.id ?? newId('run'),
+    workspace_id: input.workspaceId,
+    agent_id: input.agentId,
+    session_id: input.sessionId,
+    api_key_id: input.apiKeyId,
+    status: 'queued',
+    spec: toJson(input.spec),
+    metadata: toJson(input.metadata),
+    final_text: null,
+    error: null,
+    failure_reason: null,
+    tokens: null,
+    turns: null,
+    model: null,
+    cancel_requested_at: null,
+    attempt: 0,
+    // A message run for a busy session waits for the session before it waits for a slot.
+    dispatch: input.heldBySession ? 'session' : 'waiting',
+    wake_at: null,
+    admission: 0,
+    session_cut: null,
+    trace_context: input.traceContext ? toJson(input.traceContext) : null,
+    created_at: now,
+    updated_at: now,
+    ended_at: null,
+  };
+}
+
+/** The run just stored, from what was given: its JSON columns are not parsed back. */
+function createdRun(row: RunRow, input: NewRun): Run {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    agentId: row.agent_id,
+    sessionId: row.session_id,
+    apiKeyId: row.api_key_id,
+    status: 'queued',
+    spec: input.spec,
+    metadata: input.metadata,
+    finalText: null,
+    error: null,
+    failureReason: null,
+    tokens: null,
+    turns: null,
+    model: null,
+    cancelRequestedAt: null,
+    traceContext: input.traceContext ?? null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    endedAt: null,
+  };
 }
 
 function toRun(row: Selectable<RunsTable>): Run {
