@@ -329,7 +329,10 @@ for (const engine of ENGINES) {
         'the parked run freed its slot',
       );
       assert.equal(await repos.dispatch.wake(a, '2026-01-01T00:00:00.000Z'), undefined, 'not due yet');
-      assert.deepEqual(await repos.dispatch.dueParked('2999-01-01T00:00:00.000Z', 10), [a]);
+      assert.deepEqual(await repos.dispatch.dueParked('2999-01-01T00:00:00.000Z', 10), [
+        { runId: a, wakeAt: '2999-01-01T00:00:00.000Z' },
+      ]);
+      assert.deepEqual(await repos.dispatch.dueParked('2998-01-01T00:00:00.000Z', 10), [], 'not due by then');
       assert.deepEqual(await repos.dispatch.answeredParked(10), [], 'no answer since it parked');
       await repos.toolCalls.insertPending(a, [{ toolUseId: 'call_1', name: 'get_weather', kind: 'local' }]);
       assert.equal(

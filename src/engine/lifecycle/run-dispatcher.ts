@@ -23,6 +23,7 @@ export class RunDispatcher {
   readonly #deps: RunDispatcherDeps;
   readonly #wakeTimers = new Map<string, NodeJS.Timeout>();
   #sweepTimer: NodeJS.Timeout | undefined;
+  #intervalMs = 0;
   #sweeping: Promise<void> | undefined;
   #closed = false;
 
@@ -83,15 +84,17 @@ export class RunDispatcher {
 
   /** Starts the periodic sweep (and runs one now). */
   start(intervalMs: number): void {
+    this.#intervalMs = intervalMs;
     this.#sweepTimer = setInterval(() => void this.sweep(), intervalMs);
     this.#sweepTimer.unref();
     void this.sweep();
   }
 
   /**
-   * Wakes the parked runs whose deadline passed (their parking process may have stopped) or whose
-   * answer's wake failed, releases runs held for a busy session that a crash left behind, and admits the waiting runs of workspaces with free slots (an admission
-   * lost between two steps).
+   * Wakes the parked runs whose deadline passed (their parking process may have stopped) and sets a
+   * timer for those due before the next sweep; wakes those whose answer's wake failed; releases runs
+   * held for a busy session that a crash left behind; admits the waiting runs of workspaces with free
+   * slots (an admission lost between two steps).
    */
   sweep(): Promise<void> {
     this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = undefined));
@@ -109,8 +112,15 @@ export class RunDispatcher {
   async #sweepOnce(): Promise<void> {
     const { dispatch, logger } = this.#deps;
     try {
-      const now = new Date().toISOString();
-      for (const runId of await dispatch.dueParked(now, SWEEP_BATCH)) await this.wake(runId, now);
+      const nowMs = Date.now();
+      const now = new Date(nowMs).toISOString();
+      // Runs due before the next sweep get this process's timer: a run whose parking process is gone
+      // still wakes at its deadline, not up to one interval after it.
+      const nextSweep = new Date(nowMs + this.#intervalMs).toISOString();
+      for (const { runId, wakeAt } of await dispatch.dueParked(nextSweep, SWEEP_BATCH)) {
+        if (wakeAt <= now) await this.wake(runId, now);
+        else if (!this.#wakeTimers.has(runId)) this.#wakeAt(runId, Date.parse(wakeAt));
+      }
       for (const runId of await dispatch.answeredParked(SWEEP_BATCH)) await this.wake(runId);
       await dispatch.releaseStrandedSessionRuns(SWEEP_BATCH);
       for (const workspaceId of await dispatch.workspacesWithWaiting(SWEEP_BATCH)) {

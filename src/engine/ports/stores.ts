@@ -264,8 +264,8 @@ export interface DispatchStore {
    * at or before it. Returns the run's workspace when this call woke it.
    */
   wake(runId: string, dueBy?: string): Promise<string | undefined>;
-  /** Parked runs whose wake time is at or before `now`. */
-  dueParked(now: string, limit: number): Promise<string[]>;
+  /** Parked runs whose wake time is at or before `dueBy`, soonest first. */
+  dueParked(dueBy: string, limit: number): Promise<Array<{ runId: string; wakeAt: string }>>;
   /** Parked runs with a call answered since they parked (the answer's wake did not get through). */
   answeredParked(limit: number): Promise<string[]>;
   /** Workspaces that have runs waiting for a slot. */

@@ -104,16 +104,16 @@ export class RunDispatchRepository implements DispatchStore {
     return row?.workspace_id;
   }
 
-  async dueParked(now: string, limit: number): Promise<string[]> {
+  async dueParked(dueBy: string, limit: number): Promise<Array<{ runId: string; wakeAt: string }>> {
     const rows = await this.#db
       .selectFrom('runs')
-      .select('id')
+      .select(['id', 'wake_at'])
       .where('dispatch', '=', 'parked')
-      .where('wake_at', '<=', now)
+      .where('wake_at', '<=', dueBy)
       .orderBy('wake_at')
       .limit(limit)
       .execute();
-    return rows.map((row) => row.id);
+    return rows.flatMap((row) => (row.wake_at === null ? [] : [{ runId: row.id, wakeAt: row.wake_at }]));
   }
 
   async answeredParked(limit: number): Promise<string[]> {
