@@ -23,6 +23,11 @@ export function groupLabel(level: LoadLevel, workers: number): string {
 const OWN_COMMANDS = new Set(['info']);
 const STATEMENT_SHOWN = 0.05;
 
+const topLevel = (statements: ServerDelta['statements'] & object) =>
+  statements.reduce((sum, entry) => sum + (entry.toplevel ? entry.calls : 0), 0);
+const nested = (statements: ServerDelta['statements'] & object) =>
+  statements.reduce((sum, entry) => sum + (entry.toplevel ? 0 : entry.calls), 0);
+
 export function redisCommands(servers: ServerDelta): [string, number][] {
   return [...servers.redis].filter(([command]) => !OWN_COMMANDS.has(command)).sort((a, b) => b[1] - a[1]);
 }
@@ -40,25 +45,49 @@ export function countsText(
   const redisTotal = redis.reduce((sum, [, calls]) => sum + calls, 0);
   const lines = [
     `PostgreSQL ${f2(per(postgres.commits))} commits, ${f2(per(postgres.rollbacks))} rollbacks, ` +
-      `${statements ? f2(per(statements.reduce((sum, entry) => sum + entry.calls, 0))) : 'n/a'} statements; rows ` +
+      `${statements ? f2(per(topLevel(statements))) : 'n/a'} statements sent (round trips), ` +
+      `${statements ? f2(per(nested(statements))) : 'n/a'} run by triggers; rows ` +
       `inserted ${f2(per(postgres.inserted))}, updated ${f2(per(postgres.updated))}, deleted ${f2(per(postgres.deleted))}, ` +
       `fetched ${f2(per(postgres.fetched))}`,
     `Redis ${f2(per(redisTotal))} commands: ${redis.map(([command, calls]) => `${command} ${f2(per(calls))}`).join(', ')}`,
     `CPU ms: API ${f2(per(roles.api))}, workers ${f2(per(roles.workers))}, PostgreSQL ${f2(per(servers.cpuMs.postgres))}, Redis ${f2(per(servers.cpuMs.redis))}`,
   ];
-  for (const entry of statements ?? []) {
+  for (const entry of grouped(statements ?? [])) {
     if (per(entry.calls) < STATEMENT_SHOWN) continue;
-    const text = entry.query.replace(/\s+/g, ' ').slice(0, 140);
-    lines.push(`  ${f2(per(entry.calls)).padStart(7)} calls (${f2(per(entry.rows))} rows) ${unit}: ${text}`);
+    const text = entry.query.slice(0, 160);
+    const where = entry.toplevel ? '' : 'nested, ';
+    lines.push(
+      `  ${f2(per(entry.calls)).padStart(7)} calls (${where}${f2(per(entry.rows))} rows) ${unit}: ${text}`,
+    );
   }
   return [`(${unit})`, ...lines].join('\n    ');
+}
+
+/**
+ * Statements that differ only in how many rows or ids they carry (a batch of events: `values (…), (…)`, or one;
+ * `in ($1, $2)`) as one, with their calls and rows added up.
+ */
+function grouped(statements: NonNullable<ServerDelta['statements']>) {
+  const byText = new Map<string, { query: string; toplevel: boolean; calls: number; rows: number }>();
+  for (const entry of statements) {
+    const query = entry.query
+      .replace(/\s+/g, ' ')
+      .replace(/ values \((\$\d+, )*\$\d+\)(, \((\$\d+, )*\$\d+\))*/g, ' values (…)…')
+      .replace(/ in \((\$\d+, )*\$\d+\)/g, ' in (…)');
+    const key = `${entry.toplevel}${query}`;
+    const sum = byText.get(key) ?? { query, toplevel: entry.toplevel, calls: 0, rows: 0 };
+    sum.calls += entry.calls;
+    sum.rows += entry.rows;
+    byText.set(key, sum);
+  }
+  return [...byText.values()].sort((a, b) => b.calls - a.calls);
 }
 
 export function scaleMarkdown(levels: ScaleLevel[], durability: DurabilityCheck): string {
   const rows = levels.map(({ workers, level, runsCounted, servers, roles }) => {
     const per = (value: number) => value / runsCounted;
     const redis = redisCommands(servers).reduce((sum, [, calls]) => sum + calls, 0);
-    const statements = servers.statements?.reduce((sum, entry) => sum + entry.calls, 0) ?? NaN;
+    const statements = servers.statements ? topLevel(servers.statements) : NaN;
     const written = servers.postgres.inserted + servers.postgres.updated + servers.postgres.deleted;
     const group = durability.groups.find((entry) => entry.label === groupLabel(level, workers));
     return (
@@ -72,7 +101,7 @@ export function scaleMarkdown(levels: ScaleLevel[], durability: DurabilityCheck)
     );
   });
   return [
-    '| workers | level | runs | runs/s direct / service | TTFT p50 ms direct / service | completion ratio p50 / p99 | errors | CPU ms per run: API / workers / PostgreSQL / Redis | PostgreSQL per run: commits / statements / rows written | Redis commands per run | events in log / frames streamed |',
+    '| workers | level | runs | runs/s direct / service | TTFT p50 ms direct / service | completion ratio p50 / p99 | errors | CPU ms per run: API / workers / PostgreSQL / Redis | PostgreSQL per run: commits / statements sent / rows written | Redis commands per run | events in log / frames streamed |',
     '| -: | - | -: | -: | -: | -: | -: | -: | -: | -: | -: |',
     ...rows,
     '',

@@ -10,6 +10,8 @@ import { processCpuMs } from './machine.ts';
 
 export interface StatementCount {
   query: string;
+  /** Sent by a client (a round trip); false: run inside another statement (a trigger's, such as a foreign-key check). */
+  toplevel: boolean;
   calls: number;
   rows: number;
 }
@@ -36,7 +38,7 @@ export interface ServerReading {
 
 export type ServerDelta = Omit<ServerReading, 'atMs' | 'statements'> & {
   seconds: number;
-  statements: StatementCount[] | undefined;
+  statements: (StatementCount & { key: string })[] | undefined;
 };
 
 /** PostgreSQL as a server defaults it (fsync and synchronous commits on), with pg_stat_statements loaded. */
@@ -111,14 +113,22 @@ export class ServerCounters {
   }
 
   async #readStatements(): Promise<Map<string, StatementCount>> {
-    const { rows } = await this.#admin.query<{ query: string; calls: string; rows: string }>(
-      `select s.query, sum(s.calls) as calls, sum(s.rows) as rows
+    const { rows } = await this.#admin.query<{
+      query: string;
+      toplevel: boolean;
+      calls: string;
+      rows: string;
+    }>(
+      `select s.query, s.toplevel, sum(s.calls) as calls, sum(s.rows) as rows
          from pg_stat_statements s join pg_database d on d.oid = s.dbid
-        where d.datname = $1 group by s.query`,
+        where d.datname = $1 group by s.query, s.toplevel`,
       [this.#database],
     );
     return new Map(
-      rows.map((row) => [row.query, { query: row.query, calls: Number(row.calls), rows: Number(row.rows) }]),
+      rows.map((row) => [
+        `${row.toplevel ? '' : 'nested '}${row.query}`,
+        { query: row.query, toplevel: row.toplevel, calls: Number(row.calls), rows: Number(row.rows) },
+      ]),
     );
   }
 
@@ -161,11 +171,13 @@ export function difference(before: ServerReading, after: ServerReading): ServerD
     if (added > 0) redis.set(command, added);
   }
   const statements = after.statements
-    ? [...after.statements.values()]
-        .map((entry) => {
-          const earlier = before.statements?.get(entry.query);
+    ? [...after.statements]
+        .map(([key, entry]) => {
+          const earlier = before.statements?.get(key);
           return {
+            key,
             query: entry.query,
+            toplevel: entry.toplevel,
             calls: entry.calls - (earlier?.calls ?? 0),
             rows: entry.rows - (earlier?.rows ?? 0),
           };
@@ -192,7 +204,7 @@ export function difference(before: ServerReading, after: ServerReading): ServerD
 export function lessIdle(phase: ServerDelta, idle: ServerDelta): ServerDelta {
   const share = phase.seconds / idle.seconds;
   const scaled = (value: number, idleValue: number) => value - idleValue * share;
-  const idleStatements = new Map((idle.statements ?? []).map((entry) => [entry.query, entry]));
+  const idleStatements = new Map((idle.statements ?? []).map((entry) => [entry.key, entry]));
   return {
     seconds: phase.seconds,
     postgres: Object.fromEntries(
@@ -202,9 +214,9 @@ export function lessIdle(phase: ServerDelta, idle: ServerDelta): ServerDelta {
       ]),
     ) as ServerDelta['postgres'],
     statements: phase.statements?.map((entry) => ({
-      query: entry.query,
-      calls: scaled(entry.calls, idleStatements.get(entry.query)?.calls ?? 0),
-      rows: scaled(entry.rows, idleStatements.get(entry.query)?.rows ?? 0),
+      ...entry,
+      calls: scaled(entry.calls, idleStatements.get(entry.key)?.calls ?? 0),
+      rows: scaled(entry.rows, idleStatements.get(entry.key)?.rows ?? 0),
     })),
     redis: new Map(
       [...phase.redis].map(([command, calls]) => [command, scaled(calls, idle.redis.get(command) ?? 0)]),
