@@ -48,7 +48,7 @@ export function countsText(
       `${statements ? f2(per(topLevel(statements))) : 'n/a'} statements sent (round trips), ` +
       `${statements ? f2(per(nested(statements))) : 'n/a'} run by triggers; rows ` +
       `inserted ${f2(per(postgres.inserted))}, updated ${f2(per(postgres.updated))}, deleted ${f2(per(postgres.deleted))}, ` +
-      `fetched ${f2(per(postgres.fetched))}`,
+      `fetched ${f2(per(postgres.fetched))}; WAL ${f1(per(postgres.walBytes) / 1024)} KiB, database grew ${f1(per(postgres.databaseBytes) / 1024)} KiB`,
     `Redis ${f2(per(redisTotal))} commands: ${redis.map(([command, calls]) => `${command} ${f2(per(calls))}`).join(', ')}`,
     `CPU ms: API ${f2(per(roles.api))}, workers ${f2(per(roles.workers))}, PostgreSQL ${f2(per(servers.cpuMs.postgres))}, Redis ${f2(per(servers.cpuMs.redis))}`,
   ];

@@ -28,6 +28,9 @@ export interface ServerReading {
     deleted: number;
     returned: number;
     fetched: number;
+    /** WAL written (bytes, the whole cluster) and the service's database's size (bytes). */
+    walBytes: number;
+    databaseBytes: number;
   };
   /** pg_stat_statements of the service's database, by normalized statement text; undefined without the extension. */
   statements: Map<string, StatementCount> | undefined;
@@ -83,7 +86,8 @@ export class ServerCounters {
 
   async read(): Promise<ServerReading> {
     const { rows } = await this.#admin.query<Record<string, string>>(
-      `select xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, tup_returned, tup_fetched
+      `select xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, tup_returned, tup_fetched,
+              pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as wal_bytes, pg_database_size(datname) as database_bytes
          from pg_stat_database where datname = $1`,
       [this.#database],
     );
@@ -102,6 +106,8 @@ export class ServerCounters {
         deleted: n('tup_deleted'),
         returned: n('tup_returned'),
         fetched: n('tup_fetched'),
+        walBytes: n('wal_bytes'),
+        databaseBytes: n('database_bytes'),
       },
       statements,
       redis,
