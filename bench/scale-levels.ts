@@ -105,7 +105,9 @@ export async function runScaleLevels(options: ScaleLevelsOptions): Promise<strin
         await runLoad(5, 20, bench.run('service'));
       }
       const idle = await idleWindow(counters, cluster, log);
-      out(`\n1 API + ${workers} worker(s), idle: ${countsText(idle.servers, idle.roles, idle.servers.seconds, 'per second')}`);
+      out(
+        `\n1 API + ${workers} worker(s), idle: ${countsText(idle.servers, idle.roles, idle.servers.seconds, 'per second')}`,
+      );
       for (const load of levels) {
         const total = Math.max(options.rounds ?? DEFAULT_ROUNDS[load.concurrency] ?? 300, load.concurrency);
         const label = groupLabel(load, workers);
