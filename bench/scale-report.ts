@@ -106,5 +106,13 @@ export function scaleMarkdown(levels: ScaleLevel[], durability: DurabilityCheck)
     ...rows,
     '',
     `Event log: ${durability.runsSucceeded} of ${durability.runsCreated} runs succeeded, ${durability.eventsInLog} events for ${durability.framesSeen} frames streamed: ${durability.pass ? 'pass' : 'FAIL'}.`,
+    ...durability.groups
+      .filter((group) => !group.pass)
+      .map(
+        (group) =>
+          `- ${group.label} (its warm-up wave included): ${group.started} started, ${group.created} in the log, ` +
+          `${group.succeeded} succeeded, ${group.streamedToEnd} streamed to their result, ` +
+          `${group.mismatchedRuns} whose log holds another number of events than the client was streamed`,
+      ),
   ].join('\n');
 }
