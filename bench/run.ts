@@ -43,7 +43,7 @@ import {
   type TracingResult,
 } from './tracing-report.ts';
 
-const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--tracing] [--scale]
+const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--tracing] [--scale [--workers W] [--wave]]
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100,
                  3000 at c=1000, else 300; never fewer than the level's concurrency)
   --levels L     comma-separated concurrency levels (default 1,10,100,100s,1000; "none": no levels); a
