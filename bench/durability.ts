@@ -37,49 +37,74 @@ export function checkDurability(
         }[]
       ).map((row) => [row.run_id, row.n]),
     );
-    const byGroup = groups.map(({ label, runs }) => {
-      let created = 0;
-      let succeeded = 0;
-      let streamedToEnd = 0;
-      let events = 0;
-      let frames = 0;
-      let mismatched = 0;
-      for (const run of runs) {
-        frames += run.frames;
-        if (run.complete) streamedToEnd++;
-        if (run.runId === undefined) continue;
-        if (statusOf.has(run.runId)) created++;
-        if (statusOf.get(run.runId) === 'succeeded') succeeded++;
-        const logged = eventsOf.get(run.runId) ?? 0;
-        events += logged;
-        if (logged !== run.frames) mismatched++;
-      }
-      const started = runs.length;
-      return {
-        label,
-        started,
-        created,
-        succeeded,
-        streamedToEnd,
-        eventsInLog: events,
-        framesSeen: frames,
-        mismatchedRuns: mismatched,
-        pass: created === started && succeeded === started && streamedToEnd === started && mismatched === 0,
-      };
-    });
-    return {
-      runsCreated,
-      runsSucceeded,
-      eventsInLog,
+    return compareWithLog(
+      { runsCreated, runsSucceeded, eventsInLog, statusOf, eventsOf },
+      runsStarted,
       framesSeen,
-      groups: byGroup,
-      pass:
-        runsCreated === runsStarted &&
-        runsSucceeded === runsCreated &&
-        eventsInLog === framesSeen &&
-        byGroup.every((group) => group.pass),
-    };
+      groups,
+    );
   } finally {
     db.close();
   }
+}
+
+/** What the event log holds: runs by status and events by run. */
+export interface LoggedRuns {
+  runsCreated: number;
+  runsSucceeded: number;
+  eventsInLog: number;
+  statusOf: ReadonlyMap<string, string>;
+  eventsOf: ReadonlyMap<string, number>;
+}
+
+/** The runs the bench started and the frames their clients saw, against what the log holds (any engine). */
+export function compareWithLog(
+  log: LoggedRuns,
+  runsStarted: number,
+  framesSeen: number,
+  groups: readonly RunGroup[],
+): DurabilityCheck {
+  const { runsCreated, runsSucceeded, eventsInLog, statusOf, eventsOf } = log;
+  const byGroup = groups.map(({ label, runs }) => {
+    let created = 0;
+    let succeeded = 0;
+    let streamedToEnd = 0;
+    let events = 0;
+    let frames = 0;
+    let mismatched = 0;
+    for (const run of runs) {
+      frames += run.frames;
+      if (run.complete) streamedToEnd++;
+      if (run.runId === undefined) continue;
+      if (statusOf.has(run.runId)) created++;
+      if (statusOf.get(run.runId) === 'succeeded') succeeded++;
+      const logged = eventsOf.get(run.runId) ?? 0;
+      events += logged;
+      if (logged !== run.frames) mismatched++;
+    }
+    const started = runs.length;
+    return {
+      label,
+      started,
+      created,
+      succeeded,
+      streamedToEnd,
+      eventsInLog: events,
+      framesSeen: frames,
+      mismatchedRuns: mismatched,
+      pass: created === started && succeeded === started && streamedToEnd === started && mismatched === 0,
+    };
+  });
+  return {
+    runsCreated,
+    runsSucceeded,
+    eventsInLog,
+    framesSeen,
+    groups: byGroup,
+    pass:
+      runsCreated === runsStarted &&
+      runsSucceeded === runsCreated &&
+      eventsInLog === framesSeen &&
+      byGroup.every((group) => group.pass),
+  };
 }

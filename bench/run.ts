@@ -31,6 +31,8 @@ import {
 import { cpuMs, sleep, startBenchProcesses } from './setup.ts';
 import { measureToolRoundTrip } from './tool-round-trip.ts';
 import { runScaleBenchmark } from './scale.ts';
+import { runScaleLevels } from './scale-levels.ts';
+import { startChild } from './children.ts';
 import type { OtlpProtocol } from './setup.ts';
 import { TracingSide } from './tracing.ts';
 import {
@@ -41,7 +43,7 @@ import {
   type TracingResult,
 } from './tracing-report.ts';
 
-const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--tracing] [--scale]
+const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,1000] [--idle N] [--json] [--profile] [--tracing] [--scale [--workers W] [--wave]]
   --rounds N     runs per concurrency level and side (default: 100 at c=1, 300 at c=10, 500 at c=100,
                  3000 at c=1000, else 300; never fewer than the level's concurrency)
   --levels L     comma-separated concurrency levels (default 1,10,100,100s,1000; "none": no levels); a
@@ -66,7 +68,15 @@ const USAGE = `usage: node bench/run.ts [--rounds N] [--levels 1,10,100,100s,100
   --tracing-protocol P   the traced service's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: http/protobuf (default) or http/json
   --log-level L  the service's LOG_LEVEL (default: unset, the service's default, info, as \`agent-runs serve\`
                  runs with an empty environment: the headline figures); e.g. silent or warn for a column beside them
-  --scale        the scale-out benchmark (PostgreSQL + Redis, needs both running); --rounds sets its run count (default 1000)`;
+  --scale        the scale-out benchmark: the levels (default 1,100,100s; --levels, --rounds) direct and through
+                 one API process and one worker, then one API and two workers (--workers 1,2), on a PostgreSQL
+                 cluster and a Redis server the bench starts (initdb, redis-server); per level, PostgreSQL
+                 transactions, statements and rows, Redis commands by name, and the CPU of every process
+                 (API, workers, PostgreSQL, Redis), per run, less what the idle deployment does
+  --workers W    with --scale: the worker processes of each configuration in turn (default 1,2)
+  --wave         with --scale: instead, the earlier scale bench on the shared PostgreSQL and Redis (1,000
+                 runs started at once, --rounds sets their number, one worker then two; idle subscribers'
+                 memory)`;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const DEFAULT_ROUNDS: Record<number, number> = { 1: 100, 10: 300, 100: 500, 1000: 3000 };
@@ -75,7 +85,9 @@ const IDLE_WINDOW_MS = 3000;
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string' },
-    levels: { type: 'string', default: '1,10,100,100s,1000' },
+    levels: { type: 'string' },
+    workers: { type: 'string', default: '1,2' },
+    wave: { type: 'boolean', default: false },
     idle: { type: 'string', default: '10000' },
     'idle-runs': { type: 'string', default: '10' },
     'heartbeat-ms': { type: 'string', default: '15000' },
@@ -94,6 +106,38 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   console.log(USAGE);
+  process.exit(0);
+}
+if (args.scale && !args.wave) {
+  const levels = (args.levels ?? '1,100,100s').split(',').map(parseLevel);
+  const workers = args.workers.split(',').map(Number);
+  const protocol = args['tracing-protocol'];
+  const rounds = args.rounds === undefined ? undefined : Number(args.rounds);
+  if (
+    levels.some((level) => level === undefined) ||
+    workers.some(
+      (count, index) => !Number.isInteger(count) || count < 1 || count < (workers[index - 1] ?? 1),
+    ) ||
+    (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1)) ||
+    !isOtlpProtocol(protocol)
+  ) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const receiver = args.tracing ? await startChild('./otlp-receiver-process.ts') : undefined;
+  try {
+    const table = await runScaleLevels({
+      levels: levels as LoadLevel[],
+      workers,
+      ...(rounds !== undefined && { rounds }),
+      ...(receiver && { tracingUrl: receiver.url, tracing: protocol }),
+      log: (line) => process.stderr.write(`bench: ${line}\n`),
+      out: (text) => process.stdout.write(`${text}\n`),
+    });
+    console.log(`\nmarkdown (for docs/performance.md):\n\n${table}\n`);
+  } finally {
+    await receiver?.stop();
+  }
   process.exit(0);
 }
 if (args.scale) {
@@ -117,7 +161,8 @@ const idleSubscribers = wholeNumber(args.idle, 0) as number;
 const idleRuns = wholeNumber(args['idle-runs'], 1) as number;
 const heartbeatMs = wholeNumber(args['heartbeat-ms'], 1000) as number;
 const idleTicks = wholeNumber(args['idle-ticks'], 1) as number;
-const parsedLevels = args.levels === 'none' ? [] : args.levels.split(',').map(parseLevel);
+const levelsArg = args.levels ?? '1,10,100,100s,1000';
+const parsedLevels = levelsArg === 'none' ? [] : levelsArg.split(',').map(parseLevel);
 if (
   [rounds, modelThreads, idleSubscribers, idleRuns, heartbeatMs, idleTicks].some((value) =>
     Number.isNaN(value),

@@ -69,8 +69,11 @@ process.once('exit', () => {
   for (const stop of leftovers) stop();
 });
 
-/** A fresh PostgreSQL cluster (`initdb`, trust authentication on loopback), started. */
-export async function startPrivatePostgres(): Promise<PrivateServer> {
+/**
+ * A fresh PostgreSQL cluster (`initdb`, trust authentication on loopback), started. `settings`
+ * (`name=value`) come after the test defaults and override them (the bench restores fsync).
+ */
+export async function startPrivatePostgres(settings: readonly string[] = []): Promise<PrivateServer> {
   const bin = postgresBinaries();
   const dir = mkdtempSync(join(tmpdir(), 'agent-runs-pg-'));
   const data = join(dir, 'data');
@@ -102,6 +105,7 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=200',
+    ...settings.map((setting) => `-c ${setting}`),
   ].join(' ');
   let running = false;
   const start = async () => {
