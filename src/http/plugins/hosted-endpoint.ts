@@ -2,7 +2,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler, preHandlerAsyncHookHan
 import type { AppResources } from '../resources.ts';
 import { methodOf, registerJsonRpcBodyParser } from './json-rpc-body.ts';
 import { rateLimit } from './rate-limit.ts';
-import { workspaceAuth } from './workspace-auth.ts';
+import { authenticateScope } from './workspace-auth.ts';
 
 export interface HostedEndpointOptions {
   resources: AppResources;
@@ -33,17 +33,7 @@ export function hostedEndpoint(app: FastifyInstance, options: HostedEndpointOpti
   stopping.addEventListener('abort', () => shutdown.abort(), { once: true });
   app.addHook('preClose', async () => shutdown.abort());
 
-  app.decorateRequest('principal', null);
-  app.addHook(
-    'onRequest',
-    workspaceAuth({
-      apiKeys: repos.apiKeys,
-      oauth: repos.oauth,
-      workspaces: repos.workspaces,
-      checkSlug: true,
-      workspacePath: options.workspacePath,
-    }),
-  );
+  authenticateScope(app, repos, { checkSlug: true, workspacePath: options.workspacePath });
   return { shutdown: shutdown.signal, transportLimit: rateLimit({ counters: rateCounters }) };
 }
 
