@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk';
-import { startRunFixture, type RunFixture } from '../support/run-fixture.ts';
+import type { RunFixture } from '../support/run-fixture.ts';
 import { readAll } from '../support/sse-client.ts';
-import { deferred, type Deferred } from '../support/waits.ts';
 import { systemText, transcript } from '../sessions/session-support.ts';
-import {
-  a2aPeer,
-  collectStream,
-  createAgent,
-  endpointPath,
-  isMessage,
-  rpcError,
-  textMessage,
-  textOf,
-  type A2aPeer,
-} from './a2a-support.ts';
+import { collectStream, isMessage, rpcError, textMessage, textOf, type A2aPeer } from './a2a-support.ts';
+import { hostedConcierge } from './hosted-concierge.ts';
 
 const SYSTEM_PROMPT = 'You are the concierge. Answer briefly.';
 
@@ -23,30 +13,11 @@ describe(
   'hosted A2A endpoint: conversations, concurrency, failures and cancellation',
   { timeout: 120_000 },
   () => {
+    const hosted = hostedConcierge({ systemPrompt: SYSTEM_PROMPT });
+    const held = (text: string) => hosted.held(text);
     let fixture: RunFixture;
     let peer: A2aPeer;
-    let holds: Deferred[] = [];
-    /** A reply the fake provider holds until the test releases it (or the test ends). */
-    const held = (text: string) => {
-      const hold = deferred();
-      holds.push(hold);
-      fixture.fake.enqueue({ text: [text], holdUntil: hold.promise });
-      return hold;
-    };
-    before(async () => {
-      fixture = await startRunFixture('anthropic-messages');
-      await createAgent(fixture.server, fixture.slug, { name: 'Concierge', systemPrompt: SYSTEM_PROMPT });
-      peer = await a2aPeer(
-        `${fixture.server.baseUrl}${endpointPath(fixture.slug, 'concierge')}`,
-        fixture.headers,
-      );
-    });
-    after(() => fixture.close());
-    afterEach(async () => {
-      for (const hold of holds) hold.resolve();
-      holds = [];
-      await fixture.cleanUp();
-    });
+    before(() => ({ fixture, peer } = hosted));
 
     const sessionsOfContext = async (contextId: string) => {
       const listed = await fixture.server.request(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent } from '../a2a/a2a-support.ts';
+import { describeEndpointAccess } from '../support/endpoint-access.ts';
 import { createOAuthFixture, obtainTokens } from '../support/oauth-flow.ts';
 import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
 import { agUiPath, eventsOf, frontEnd, runOnce, userMessage } from './ag-ui-support.ts';
@@ -27,9 +28,14 @@ describe(
       key = bearer((await createWorkspaceWithKey(server, 'acme')).key);
       helperId = await createAgent(server, 'acme', { name: 'Helper', systemPrompt: 's' });
       await createAgent(server, 'acme', { name: 'Other Agent', slug: 'other-agent', systemPrompt: 's' });
-      await createWorkspaceWithKey(server, 'other');
     });
     after(() => server.close());
+
+    describeEndpointAccess(() => server, {
+      workspacePath: (workspaceSlug) => `/api/ag-ui/${workspaceSlug}`,
+      path: (workspaceSlug) => agUiPath(workspaceSlug, 'helper'),
+      start: (server, path, headers) => server.request('POST', path, { headers, body: input() }),
+    });
 
     it('an API key runs the agent: the official HttpAgent gets the reply', async () => {
       const front = frontEnd(server, 'acme', 'helper', key);
@@ -37,23 +43,6 @@ describe(
       const run = await runOnce(front);
       assert.equal(run.error, undefined);
       assert.equal(eventsOf(run, 'RUN_FINISHED')[0]?.result, 'You said: from a front end');
-    });
-
-    it('a missing or unknown credential is HTTP 401 before any stream', async () => {
-      const missing = await post(agUiPath('acme', 'helper'), {});
-      assert.equal(missing.status, 401);
-      assert.match(missing.body.message, /missing credential/);
-      assert.equal(missing.headers.get('www-authenticate'), 'Bearer');
-      const unknown = await post(agUiPath('acme', 'helper'), bearer(`svc_${'x'.repeat(40)}`));
-      assert.equal(unknown.status, 401);
-      assert.equal(unknown.body.error, 'Invalid API key');
-    });
-
-    it("the slug of another workspace is HTTP 404 with a hint naming the credential's own AG-UI path", async () => {
-      const answer = await post(agUiPath('other', 'helper'), key);
-      assert.equal(answer.status, 404);
-      assert.equal(answer.body.code, 'not_found');
-      assert.match(answer.body.hint, /\/api\/ag-ui\/acme/);
     });
 
     it('an unknown agent, and one outside the key allowlist, are both 403 forbidden', async () => {
@@ -71,20 +60,6 @@ describe(
       assert.equal(allowed.status, 200);
     });
 
-    it('an input draws on the run-start bucket; past runStart it is 429 with Retry-After, before any stream', async () => {
-      const workspace = await createWorkspaceWithKey(server, 'limited', { rateLimits: { runStart: 1 } });
-      await createAgent(server, 'limited', { name: 'Helper', systemPrompt: 's' });
-      const headers = bearer(workspace.key);
-      const first = await post(agUiPath('limited', 'helper'), headers);
-      assert.equal(first.status, 200);
-      assert.equal(first.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-      assert.equal(first.headers.get('x-ratelimit-bucket'), 'run_start');
-      const refused = await post(agUiPath('limited', 'helper'), headers);
-      assert.equal(refused.status, 429);
-      assert.equal(refused.body.error, 'rate_limit_exceeded');
-      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-    });
-
     describe('OAuth access tokens', () => {
       let agentId: string;
       let fixture: Awaited<ReturnType<typeof createOAuthFixture>>;
@@ -92,14 +67,6 @@ describe(
         fixture = await createOAuthFixture(server, 'oauthed');
         agentId = await createAgent(server, 'oauthed', { name: 'Helper', systemPrompt: 's' });
         await createAgent(server, 'oauthed', { name: 'Other Agent', slug: 'other-agent', systemPrompt: 's' });
-      });
-
-      it('a token without runs:write is 403 insufficient_scope naming runs:write', async () => {
-        const token = await obtainTokens(server, fixture, { scope: 'runs:read sessions:write' });
-        const answer = await post(agUiPath('oauthed', 'helper'), bearer(token.access_token));
-        assert.equal(answer.status, 403, JSON.stringify(answer.body));
-        assert.equal(answer.body.error, 'insufficient_scope');
-        assert.equal(answer.body.required, 'runs:write');
       });
 
       it('a token with runs:write is served, and honors the agents chosen at consent', async () => {

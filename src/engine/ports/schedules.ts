@@ -1,34 +1,17 @@
-import type { Schedule, ScheduleFire, ScheduleFireStatus, ScheduleInput } from '../../domain/schedules.ts';
+import type { Schedule, ScheduleFire, ScheduleFireStatus } from '../../domain/schedules.ts';
 
-export interface NewSchedule {
-  workspaceId: string;
-  apiKeyId: string;
-  agentId: string;
-  cron: string;
-  timezone: string;
-  input: ScheduleInput;
-  sessionId: string | null;
-  metadata: Record<string, string>;
-  enabled: boolean;
-  nextRunAt: string | null;
-}
+/** A schedule as it is created: the store names it and stamps its times. */
+export type NewSchedule = Omit<Schedule, 'id' | 'lastRunAt' | 'lastRunId' | 'createdAt' | 'updatedAt'>;
 
 export type SchedulePatch = Partial<
   Pick<Schedule, 'cron' | 'timezone' | 'input' | 'metadata' | 'enabled' | 'nextRunAt'>
 >;
 
 /** A due schedule as the poll sees it: which time is due. */
-export interface DueSchedule {
-  id: string;
-  nextRunAt: string;
-}
+export type DueSchedule = Pick<Schedule, 'id'> & { nextRunAt: string };
 
 /** A fire as `GET {ws}/schedules/{id}/runs` lists it. */
-export interface ScheduleRunEntry {
-  runId: string;
-  scheduledFor: string;
-  createdAt: string;
-}
+export type ScheduleRunEntry = Pick<ScheduleFire, 'runId' | 'scheduledFor' | 'createdAt'>;
 
 /** Schedules and the record of their fires (extensions §8). */
 export interface ScheduleStore {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { authenticate, credentialFrom, type AuthFailure } from '../../auth/authenticate.ts';
 import { OAUTH_ACCESS_TOKEN_PREFIX } from '../../auth/api-key-secret.ts';
 import type { Principal } from '../../auth/principal.ts';
@@ -64,6 +64,23 @@ export function workspaceAuth(options: WorkspaceAuthOptions): onRequestAsyncHook
     }
     request.principal = outcome.principal;
   };
+}
+
+/**
+ * Authenticates every request of a plugin scope with `workspaceAuth` (its first onRequest hook, so
+ * a request without a valid credential is refused before its body is read): the scope's requests
+ * then carry their `principal`.
+ */
+export function authenticateScope(
+  app: FastifyInstance,
+  stores: Pick<WorkspaceAuthOptions, 'apiKeys' | 'oauth' | 'workspaces'>,
+  check: Pick<WorkspaceAuthOptions, 'checkSlug' | 'workspacePath'>,
+): void {
+  app.decorateRequest('principal', null);
+  app.addHook(
+    'onRequest',
+    workspaceAuth({ apiKeys: stores.apiKeys, oauth: stores.oauth, workspaces: stores.workspaces, ...check }),
+  );
 }
 
 function sendAuthFailure(reply: FastifyReply, failure: AuthFailure, credential: string | undefined) {

@@ -4,7 +4,7 @@ import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.t
 import { nowIso, toJson } from '../json-column.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import { fencedRuns } from './attempt-fence.ts';
-import { endSessionRun } from './session-repository.ts';
+import { endSessionRun } from './session-run-end.ts';
 import { insertWebhookDeliveries } from './webhook-delivery-repository.ts';
 import { terminalWebhookEvent } from '../../domain/webhooks.ts';
 import type { Database } from '../schema.ts';

@@ -8,18 +8,16 @@ import type {
   SessionSpec,
   SessionStatus,
 } from '../../domain/session.ts';
-import type { NewSession, SessionListQuery, SessionRunEnd, SessionStore } from '../../engine/ports.ts';
-import { extendSessionSummary } from '../../domain/session-summary.ts';
+import type { NewSession, SessionListQuery, SessionStore } from '../../engine/ports.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, SessionsTable } from '../schema.ts';
 import {
+  claimSession,
   heldRunIds,
-  itemsLeftBy,
   lockSession,
+  preemptLine,
   promoteHeldRun,
-  sessionCutOf,
-  staleReservationBound,
-  type LockedSession,
+  releaseSessionRun,
 } from './session-run-line.ts';
 
 export class SessionRepository implements SessionStore {
@@ -114,45 +112,9 @@ export class SessionRepository implements SessionStore {
     return { total: Number(total), sessions: rows.map(toSession) };
   }
 
-  /**
-   * Reserves the session for `runId`, if no run holds it and none waits in its line. A reservation whose run was never created
-   * (the database went away between the two writes, and could not be told to release it) is taken
-   * over once it is a minute old: a run is created within milliseconds of its reservation.
-   */
-  async claimForRun(sessionId: string, runId: string): Promise<boolean> {
-    const staleBelow = staleReservationBound();
-    const result = await this.#db
-      .updateTable('sessions')
-      .set({ active_run_id: runId })
-      .where('id', '=', sessionId)
-      .where('status', '=', 'active')
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('runs as held')
-              .select('held.id')
-              .whereRef('held.session_id', '=', 'sessions.id')
-              .where('held.dispatch', '=', 'session')
-              .where('held.cancel_requested_at', 'is', null),
-          ),
-        ),
-      )
-      .where((eb) =>
-        eb.or([
-          eb('active_run_id', 'is', null),
-          eb.and([
-            eb('active_run_id', '<', staleBelow),
-            eb.not(
-              eb.exists(
-                eb.selectFrom('runs').select('runs.id').whereRef('runs.id', '=', 'sessions.active_run_id'),
-              ),
-            ),
-          ]),
-        ]),
-      )
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  /** Reserves the session for `runId`, if no run holds it and none waits in its line (`claimSession`). */
+  claimForRun(sessionId: string, runId: string): Promise<boolean> {
+    return claimSession(this.#db, sessionId, runId);
   }
 
   async releaseRun(sessionId: string, runId: string): Promise<void> {
@@ -176,27 +138,7 @@ export class SessionRepository implements SessionStore {
   preempt(sessionId: string, runId: string, cut: SessionCut): Promise<string[]> {
     return this.#db.transaction().execute(async (trx) => {
       const session = await lockSession(trx, sessionId);
-      if (!session) return [];
-      const holder = session.active_run_id;
-      if (holder !== null && holder !== runId) {
-        await trx
-          .updateTable('runs')
-          .set({ session_cut: cut })
-          .where('id', '=', holder)
-          .where('ended_at', 'is', null)
-          .execute();
-      }
-      const held = await heldRunIds(trx, sessionId, runId);
-      if (held.length > 0) {
-        // Requested here so that no hand-over picks them before their cancel is signalled.
-        await trx
-          .updateTable('runs')
-          .set({ cancel_requested_at: nowIso() })
-          .where('id', 'in', held)
-          .where('cancel_requested_at', 'is', null)
-          .execute();
-      }
-      return [...(holder !== null && holder !== runId ? [holder] : []), ...held];
+      return session ? preemptLine(trx, sessionId, session.active_run_id, runId, cut) : [];
     });
   }
 
@@ -269,77 +211,6 @@ export class SessionRepository implements SessionStore {
       attachments: row.attachments === null ? null : fromJson<AttachmentMetadata[]>(row.attachments),
     }));
   }
-}
-
-/**
- * A session run's end, in the transaction that writes its terminal event (so history and outcome
- * never disagree): appends what the run leaves in the history (see `itemsLeftBy`), frees the session
- * if the run held it, and hands it to the next held run, if any.
- */
-export async function endSessionRun(trx: Kysely<Database>, end: SessionRunEnd): Promise<void> {
-  // Locked first: a preempting message either marked this run before, or finds the session moved on.
-  const session = await lockSession(trx, end.sessionId);
-  if (!session) return;
-  const items = await itemsLeftBy(trx, end, await sessionCutOf(trx, end.runId));
-  if (items.length > 0) await appendSessionTurn(trx, end.sessionId, end.runId, items, session);
-  else await releaseSessionRun(trx, end.sessionId, end.runId);
-  if (session.active_run_id === end.runId) await promoteHeldRun(trx, end.sessionId);
-}
-
-/** Appends a run's turns to its session and frees the session for the next run. */
-async function appendSessionTurn(
-  db: Kysely<Database>,
-  sessionId: string,
-  runId: string,
-  items: readonly SessionItem[],
-  session: Pick<LockedSession, 'message_count' | 'summary'>,
-): Promise<void> {
-  const last = await db
-    .selectFrom('session_messages')
-    .select((eb) => eb.fn.max('position').as('position'))
-    .where('session_id', '=', sessionId)
-    .executeTakeFirst();
-  let position = Number(last?.position ?? -1) + 1;
-  let seq = session.message_count;
-  const createdAt = nowIso();
-  const rows = items.map((item) => {
-    const isPair = item.role === 'tool_pair';
-    return {
-      session_id: sessionId,
-      position: position++,
-      seq: isPair ? null : seq++,
-      role: item.role,
-      content: isPair ? '' : item.content,
-      attachments: !isPair && item.attachments ? toJson(item.attachments) : null,
-      tool: isPair ? toJson(item.tool) : null,
-      run_id: runId,
-      created_at: createdAt,
-    };
-  });
-  if (rows.length > 0) await db.insertInto('session_messages').values(rows).execute();
-  const summary = extendSessionSummary(
-    session.summary,
-    items.filter((item) => item.role !== 'tool_pair'),
-  );
-  await db
-    .updateTable('sessions')
-    .set({ message_count: seq, summary, last_interaction_at: createdAt, active_run_id: null })
-    .where('id', '=', sessionId)
-    .where('active_run_id', '=', runId)
-    .execute();
-}
-
-export async function releaseSessionRun(
-  db: Kysely<Database>,
-  sessionId: string,
-  runId: string,
-): Promise<void> {
-  await db
-    .updateTable('sessions')
-    .set({ active_run_id: null })
-    .where('id', '=', sessionId)
-    .where('active_run_id', '=', runId)
-    .execute();
 }
 
 function toSession(row: Selectable<SessionsTable>): Session {

@@ -5,15 +5,15 @@ import type { SessionCut } from '../../domain/session.ts';
 import type { SessionItem } from '../../domain/session-history.ts';
 import type { SessionRunEnd } from '../../engine/ports.ts';
 import { isPostgres } from '../dialect.ts';
-import { fromJson } from '../json-column.ts';
+import { fromJson, nowIso } from '../json-column.ts';
 import type { Database } from '../schema.ts';
 
 /**
  * A session's line of message runs (extensions §6): runs accepted while the session was busy wait
  * with `dispatch = 'session'`, oldest id first, and the session is handed to the next one in the
- * transaction that ends the run holding it. Every function here runs inside a transaction that
- * first locked the session's row (`lockSession`), so a hand-over, a preempting message and a run's
- * end on different replicas are serialized.
+ * transaction that ends the run holding it. Every function here but the claim (one conditional
+ * update) runs inside a transaction that first locked the session's row (`lockSession`), so a
+ * hand-over, a preempting message and a run's end on different replicas are serialized.
  */
 
 export interface LockedSession {
@@ -75,6 +75,48 @@ export function staleReservationBound(): string {
   return idBoundAt('run', Date.now() - STALE_RESERVATION_MS);
 }
 
+/**
+ * Reserves the session for `runId`, if no run holds it and none waits in its line. A reservation
+ * whose run was never created (the database went away between the two writes, and could not be
+ * told to release it) is taken over once it is a minute old: a run is created within milliseconds
+ * of its reservation.
+ */
+export async function claimSession(db: Kysely<Database>, sessionId: string, runId: string): Promise<boolean> {
+  const staleBelow = staleReservationBound();
+  const result = await db
+    .updateTable('sessions')
+    .set({ active_run_id: runId })
+    .where('id', '=', sessionId)
+    .where('status', '=', 'active')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('runs as held')
+            .select('held.id')
+            .whereRef('held.session_id', '=', 'sessions.id')
+            .where('held.dispatch', '=', 'session')
+            .where('held.cancel_requested_at', 'is', null),
+        ),
+      ),
+    )
+    .where((eb) =>
+      eb.or([
+        eb('active_run_id', 'is', null),
+        eb.and([
+          eb('active_run_id', '<', staleBelow),
+          eb.not(
+            eb.exists(
+              eb.selectFrom('runs').select('runs.id').whereRef('runs.id', '=', 'sessions.active_run_id'),
+            ),
+          ),
+        ]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Frees the session of `runId`'s reservation if it is stale and its run was never created. */
 export async function releaseStaleReservation(
   trx: Kysely<Database>,
@@ -84,13 +126,22 @@ export async function releaseStaleReservation(
   if (runId >= staleReservationBound()) return false;
   const run = await trx.selectFrom('runs').select('id').where('id', '=', runId).executeTakeFirst();
   if (run) return false;
-  await trx
+  await releaseSessionRun(trx, sessionId, runId);
+  return true;
+}
+
+/** Frees the session if `runId` holds it. */
+export async function releaseSessionRun(
+  db: Kysely<Database>,
+  sessionId: string,
+  runId: string,
+): Promise<void> {
+  await db
     .updateTable('sessions')
     .set({ active_run_id: null })
     .where('id', '=', sessionId)
     .where('active_run_id', '=', runId)
     .execute();
-  return true;
 }
 
 /** Held runs of the session accepted before `beforeRunId` (all when omitted) that nobody cancelled. */
@@ -108,6 +159,41 @@ export async function heldRunIds(
   if (beforeRunId !== undefined) query = query.where('id', '<', beforeRunId);
   const rows = await query.orderBy('id').execute();
   return rows.map((row) => row.id);
+}
+
+/**
+ * A message with `ifBusy` `interrupt` or `rollback` (held as `runId`), in the transaction that locked
+ * the session: marks `holder`, the run holding the session, with `cut` (what its end leaves in the
+ * history) and requests the cancel of the runs held before `runId`. Returns the runs to cancel, the
+ * holder first.
+ */
+export async function preemptLine(
+  trx: Kysely<Database>,
+  sessionId: string,
+  holder: string | null,
+  runId: string,
+  cut: SessionCut,
+): Promise<string[]> {
+  const preempted = holder !== null && holder !== runId ? holder : undefined;
+  if (preempted !== undefined) {
+    await trx
+      .updateTable('runs')
+      .set({ session_cut: cut })
+      .where('id', '=', preempted)
+      .where('ended_at', 'is', null)
+      .execute();
+  }
+  const held = await heldRunIds(trx, sessionId, runId);
+  if (held.length > 0) {
+    // Requested here so that no hand-over picks them before their cancel is signalled.
+    await trx
+      .updateTable('runs')
+      .set({ cancel_requested_at: nowIso() })
+      .where('id', 'in', held)
+      .where('cancel_requested_at', 'is', null)
+      .execute();
+  }
+  return [...(preempted !== undefined ? [preempted] : []), ...held];
 }
 
 /**

@@ -8,8 +8,8 @@ import {
   A2A_WELL_KNOWN_CARD,
 } from '../../openapi/a2a-route-descriptions.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
-import { rateLimit } from '../../plugins/rate-limit.ts';
-import { workspaceAuth } from '../../plugins/workspace-auth.ts';
+import { jsonRpcEndpoint } from '../../plugins/hosted-endpoint.ts';
+import { requestIdOf, type JsonRpcBody } from '../../plugins/json-rpc-body.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
 import { runCredential } from '../../run-credential.ts';
@@ -17,7 +17,6 @@ import { hostedAgentCard, hostedAgentCardV1, sdkAgentCard, type InterfaceVersion
 import { HostedAgentExecutor } from './agent-executor.ts';
 import { callerTrace } from '../../caller-trace.ts';
 import { hostedCallContext, hostedCallOf } from './hosted-call.ts';
-import { methodOf, registerJsonRpcBodyParser, requestIdOf, type JsonRpcBody } from './json-rpc-body.ts';
 import { errorEnvelope, JSON_RPC_CODES, startFailure } from './json-rpc-errors.ts';
 import { sendJsonRpcStream } from './json-rpc-stream.ts';
 import { RemoteTasks } from './remote-tasks.ts';
@@ -61,15 +60,16 @@ type AgentParams = { workspaceSlug: string; agentSlug: string };
  * credentials, scope (`runs:write`) and rate limits are those of the workspace routes.
  */
 export async function a2aRoutes(app: FastifyInstance, options: { resources: AppResources }): Promise<void> {
-  const { repos, engine, config, rateCounters } = options.resources;
-  const shutdown = new AbortController();
+  const { repos, engine, config } = options.resources;
   // Streams end as soon as the process begins to stop, as the run streams do.
-  options.resources.stopping.addEventListener('abort', () => shutdown.abort(), { once: true });
-  app.addHook('preClose', async () => shutdown.abort());
+  const { shutdown, transportLimit, callLimit } = jsonRpcEndpoint(app, {
+    resources: options.resources,
+    workspacePath: a2aWorkspacePath,
+  });
   const executor = new HostedAgentExecutor({
     hostedAgents: engine.hostedAgents,
     runs: engine.runs,
-    shutdown: shutdown.signal,
+    shutdown,
     logger: app.log,
   });
   const tasks = new StoredTaskStore({
@@ -83,26 +83,7 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
     hostedAgents: engine.hostedAgents,
     runs: engine.runs,
     tasks,
-    shutdown: shutdown.signal,
-  });
-
-  app.decorateRequest('principal', null);
-  app.addHook(
-    'onRequest',
-    workspaceAuth({
-      apiKeys: repos.apiKeys,
-      oauth: repos.oauth,
-      workspaces: repos.workspaces,
-      checkSlug: true,
-      workspacePath: a2aWorkspacePath,
-    }),
-  );
-  registerJsonRpcBodyParser(app);
-  // Card reads are transport; a call counts in its method's bucket, so its body is read first.
-  const transportLimit = rateLimit({ counters: rateCounters });
-  const callLimit = rateLimit({
-    counters: rateCounters,
-    jsonRpcMethodOf: (request) => methodOf(request.body),
+    shutdown,
   });
 
   const endpointUrl = (params: AgentParams) =>
@@ -165,7 +146,7 @@ export async function a2aRoutes(app: FastifyInstance, options: { resources: AppR
         remote,
       });
       const context = hostedCallContext(served.credential, served.agent, callerTrace(request), version);
-      const streamOptions = { stop: shutdown.signal, metrics: options.resources.metrics };
+      const streamOptions = { stop: shutdown, metrics: options.resources.metrics };
       if (version === '1.0') {
         const answer = await new JsonRpcTransportHandler(handler).handle(body.request, context);
         if (Symbol.asyncIterator in answer) {

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DomainError } from '../../../domain/errors.ts';
 import type { CancelledData, ErrorData } from '../../../domain/run-events.ts';
 import { AgentNotServableError } from '../../../engine/lifecycle/hosted-agents.ts';
+import { JSON_RPC_BODY_CODES } from '../../plugins/json-rpc-body.ts';
 
 /**
  * JSON-RPC error codes of the hosted endpoint. JSON-RPC's own and A2A's (-32001 to -32009) keep
@@ -11,12 +12,12 @@ import { AgentNotServableError } from '../../../engine/lifecycle/hosted-agents.t
  * range, and every error's `data.error` is the service's machine code, as on the REST routes.
  */
 export const JSON_RPC_CODES = {
-  parseError: -32700,
-  invalidRequest: -32600,
+  parseError: JSON_RPC_BODY_CODES.parseError,
+  invalidRequest: JSON_RPC_BODY_CODES.invalidRequest,
   invalidParams: -32602,
   internalError: -32603,
   unsupportedOperation: -32004,
-  contentTypeNotSupported: -32005,
+  contentTypeNotSupported: JSON_RPC_BODY_CODES.contentTypeNotSupported,
   /** Unknown agent, system agent, or an agent outside the credential's allowlist. */
   agentForbidden: -32040,
   /** The context's session has a run in flight, or was ended. */

@@ -4,8 +4,7 @@ import type { Run } from '../../../domain/run.ts';
 import { AG_UI_RUN } from '../../openapi/ag-ui-route-descriptions.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
 import { callerTrace } from '../../caller-trace.ts';
-import { rateLimit } from '../../plugins/rate-limit.ts';
-import { workspaceAuth } from '../../plugins/workspace-auth.ts';
+import { hostedEndpoint } from '../../plugins/hosted-endpoint.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
 import { runCredential } from '../../run-credential.ts';
@@ -30,24 +29,13 @@ type AgentParams = { workspaceSlug: string; agentSlug: string };
  * limit is a message run's (64 MiB).
  */
 export async function agUiRoutes(app: FastifyInstance, options: { resources: AppResources }): Promise<void> {
-  const { repos, engine, rateCounters } = options.resources;
-  const shutdown = new AbortController();
+  const { engine } = options.resources;
   // Streams end as soon as the process begins to stop, as the run streams do.
-  options.resources.stopping.addEventListener('abort', () => shutdown.abort(), { once: true });
-  app.addHook('preClose', async () => shutdown.abort());
-
-  app.decorateRequest('principal', null);
-  app.addHook(
-    'onRequest',
-    workspaceAuth({
-      apiKeys: repos.apiKeys,
-      oauth: repos.oauth,
-      workspaces: repos.workspaces,
-      checkSlug: true,
-      workspacePath: agUiWorkspacePath,
-    }),
-  );
-  app.addHook('onRequest', rateLimit({ counters: rateCounters }));
+  const { shutdown, transportLimit } = hostedEndpoint(app, {
+    resources: options.resources,
+    workspacePath: agUiWorkspacePath,
+  });
+  app.addHook('onRequest', transportLimit);
 
   app.post<{ Params: AgentParams; Body: unknown }>(
     '/',
@@ -84,7 +72,7 @@ export async function agUiRoutes(app: FastifyInstance, options: { resources: App
         answered,
       });
       await sendAgUiStream(reply, translator, (signal) => threads.follow(started.run.id, signal), {
-        stop: shutdown.signal,
+        stop: shutdown,
         metrics: options.resources.metrics,
         heartbeatMs: engine.heartbeatMs,
         logger: request.log,

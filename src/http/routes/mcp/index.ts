@@ -6,12 +6,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerTrace } from '../../caller-trace.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
 import { MCP_MESSAGE, MCP_NO_SESSION_END, MCP_NO_STREAM } from '../../openapi/mcp-route-descriptions.ts';
-import { rateLimit } from '../../plugins/rate-limit.ts';
-import { workspaceAuth } from '../../plugins/workspace-auth.ts';
+import { jsonRpcEndpoint } from '../../plugins/hosted-endpoint.ts';
+import { JSON_RPC_BODY_CODES, requestIdOf, type JsonRpcBody } from '../../plugins/json-rpc-body.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
 import { runCredential } from '../../run-credential.ts';
-import { methodOf, registerJsonRpcBodyParser, requestIdOf, type JsonRpcBody } from '../a2a/json-rpc-body.ts';
 import { cancelRequestedRun } from './cancellation.ts';
 import { agentServer } from './agent-server.ts';
 import { isServedVersionHeader, negotiableVersion, SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
@@ -36,27 +35,10 @@ type Params = { workspaceSlug: string };
  * Credentials, scope (`runs:write`) and rate limits are those of the workspace routes.
  */
 export async function mcpRoutes(app: FastifyInstance, options: { resources: AppResources }): Promise<void> {
-  const { repos, engine, rateCounters } = options.resources;
-  const shutdown = new AbortController();
-  options.resources.stopping.addEventListener('abort', () => shutdown.abort(), { once: true });
-  app.addHook('preClose', async () => shutdown.abort());
-
-  app.decorateRequest('principal', null);
-  app.addHook(
-    'onRequest',
-    workspaceAuth({
-      apiKeys: repos.apiKeys,
-      oauth: repos.oauth,
-      workspaces: repos.workspaces,
-      checkSlug: true,
-      workspacePath: mcpWorkspacePath,
-    }),
-  );
-  registerJsonRpcBodyParser(app);
-  const transportLimit = rateLimit({ counters: rateCounters });
-  const callLimit = rateLimit({
-    counters: rateCounters,
-    jsonRpcMethodOf: (request) => methodOf(request.body),
+  const { repos, engine } = options.resources;
+  const { shutdown, transportLimit, callLimit } = jsonRpcEndpoint(app, {
+    resources: options.resources,
+    workspacePath: mcpWorkspacePath,
   });
 
   const notOffered = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -73,7 +55,7 @@ export async function mcpRoutes(app: FastifyInstance, options: { resources: AppR
     async (request, reply) => {
       const body = request.body ?? {
         ok: false,
-        code: -32600,
+        code: JSON_RPC_BODY_CODES.invalidRequest,
         message: 'Invalid Request: the body must be a JSON-RPC message object',
       };
       if (!body.ok) return reply.status(400).send(jsonRpcError(null, body.code, body.message));
@@ -121,7 +103,7 @@ export async function mcpRoutes(app: FastifyInstance, options: { resources: AppR
           credential,
           mcpSessionId: issuedSessionId ?? mcpSessionId,
           caller: callerTrace(request),
-          signal: AbortSignal.any([gone.signal, shutdown.signal]),
+          signal: AbortSignal.any([gone.signal, shutdown]),
         },
       );
       const transport = new WebStandardStreamableHTTPServerTransport({});

@@ -3,7 +3,7 @@ import { rateLimit } from '../../plugins/rate-limit.ts';
 import { describeRoute } from '../../openapi/describe-route.ts';
 import { credentialErrorBodySchema } from '../../schemas/responses/error-bodies.ts';
 import { userInfoSchema } from '../../schemas/responses/oauth.ts';
-import { workspaceAuth } from '../../plugins/workspace-auth.ts';
+import { authenticateScope } from '../../plugins/workspace-auth.ts';
 import { principalOf } from '../../principal-of.ts';
 import type { AppResources } from '../../resources.ts';
 
@@ -13,16 +13,7 @@ import type { AppResources } from '../../resources.ts';
  */
 export async function userinfoRoute(app: FastifyInstance, options: { resources: AppResources }) {
   const { repos, rateCounters } = options.resources;
-  app.decorateRequest('principal', null);
-  app.addHook(
-    'onRequest',
-    workspaceAuth({
-      apiKeys: repos.apiKeys,
-      oauth: repos.oauth,
-      workspaces: repos.workspaces,
-      checkSlug: false,
-    }),
-  );
+  authenticateScope(app, repos, { checkSlug: false });
   app.addHook('onRequest', rateLimit({ counters: rateCounters }));
   app.get(
     '/api/oauth/userinfo',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { idempotentCreation, meteringDeferred } from '../../plugins/idempotent-creation.ts';
 import { bucketMeter, rateLimit } from '../../plugins/rate-limit.ts';
-import { workspaceAuth } from '../../plugins/workspace-auth.ts';
+import { authenticateScope } from '../../plugins/workspace-auth.ts';
 import type { AppResources } from '../../resources.ts';
 import { feedbackRoutes } from './feedback.ts';
 import { modelRoutes } from './models.ts';
@@ -14,18 +14,9 @@ import { webhookRoutes } from './webhooks.ts';
 /** Every route under `/api/v1/workspaces/:workspaceSlug`, behind the credential check. */
 export async function workspaceRoutes(app: FastifyInstance, options: { resources: AppResources }) {
   const { repos } = options.resources;
-  app.decorateRequest('principal', null);
   // onRequest: a request without a valid credential, or past its rate limit, is refused before its
   // body is read and parsed (up to 64 MiB).
-  app.addHook(
-    'onRequest',
-    workspaceAuth({
-      apiKeys: repos.apiKeys,
-      oauth: repos.oauth,
-      workspaces: repos.workspaces,
-      checkSlug: true,
-    }),
-  );
+  authenticateScope(app, repos, { checkSlug: true });
   const { rateCounters } = options.resources;
   // A creation whose Idempotency-Key is already known may be a replay, which uses no capacity of its
   // route: it is metered once the body tells (the idempotency preHandler).

@@ -1,14 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import { isJsonObject } from '../../../domain/json-object.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../plugins/json-body.ts';
-import { JSON_RPC_CODES } from './json-rpc-errors.ts';
+import { isJsonObject } from '../../domain/json-object.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-body.ts';
 
-/** A hosted endpoint's request body: a JSON object, or why it is not one (answered as a JSON-RPC error). */
+/**
+ * The codes a body's problems answer with: JSON-RPC's own, and A2A's -32005 for a content type
+ * other than JSON (what the A2A SDK's transport answers; MCP has no code of its own for it).
+ */
+export const JSON_RPC_BODY_CODES = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  contentTypeNotSupported: -32005,
+} as const;
+
+/** A JSON-RPC endpoint's request body: a JSON object, or why it is not one (answered as a JSON-RPC error). */
 export type JsonRpcBody =
   { ok: true; request: Record<string, unknown> } | { ok: false; code: number; message: string };
 
 /**
- * Bodies of the hosted endpoint are parsed here rather than by the API's JSON parser, so that every
+ * Bodies of the JSON-RPC endpoints (hosted A2A, MCP) are parsed here rather than by the API's JSON parser, so that every
  * problem with them is a JSON-RPC error: malformed JSON is a parse error (-32700), a body that is not
  * a JSON object or nests too deep an invalid request (-32600), and a content type other than JSON
  * -32005, as the SDK's own transport answers. Registered in the endpoint's plugin scope only.
@@ -22,7 +31,7 @@ export function registerJsonRpcBodyParser(app: FastifyInstance): void {
     void parseJson(request, text, (error, parsed) => {
       done(
         null,
-        error ? failure(JSON_RPC_CODES.parseError, `Parse error: ${error.message}`) : bodyOf(parsed),
+        error ? failure(JSON_RPC_BODY_CODES.parseError, `Parse error: ${error.message}`) : bodyOf(parsed),
       );
     });
   });
@@ -31,7 +40,7 @@ export function registerJsonRpcBodyParser(app: FastifyInstance): void {
     done(
       null,
       failure(
-        JSON_RPC_CODES.contentTypeNotSupported,
+        JSON_RPC_BODY_CODES.contentTypeNotSupported,
         `unsupported content type '${type}': send application/json`,
       ),
     );
@@ -41,12 +50,12 @@ export function registerJsonRpcBodyParser(app: FastifyInstance): void {
 function bodyOf(parsed: unknown): JsonRpcBody {
   if (!isJsonObject(parsed))
     return failure(
-      JSON_RPC_CODES.invalidRequest,
+      JSON_RPC_BODY_CODES.invalidRequest,
       'Invalid Request: the body must be a JSON-RPC request object',
     );
   if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
     return failure(
-      JSON_RPC_CODES.invalidRequest,
+      JSON_RPC_BODY_CODES.invalidRequest,
       `Invalid Request: nested deeper than ${MAX_JSON_DEPTH} levels`,
     );
   }
