@@ -90,24 +90,25 @@ export async function startCluster(options: {
     await worker.waitFor(/worker ready/);
     return worker;
   };
-  // Every process starts at once: none waits for another (the database is migrated already).
-  const [apis, workers] = await Promise.all([
-    Promise.all(Array.from({ length: options.apis }, (_, index) => startApi(`api${index + 1}`))),
-    Promise.all(Array.from({ length: options.workers }, (_, index) => startWorker(`worker${index + 1}`))),
-  ]);
-  return {
-    env,
-    adminToken,
-    apis,
-    workers,
-    startApi,
-    startWorker,
-    processes: () => all,
-    stop: async () => {
-      await Promise.all(all.map((service) => service.kill('SIGKILL')));
-      if (database) await adminQuery(`drop database if exists ${database} with (force)`);
-    },
+  const stop = async () => {
+    await Promise.all(all.map((service) => service.kill('SIGKILL')));
+    if (database) await adminQuery(`drop database if exists ${database} with (force)`);
   };
+  try {
+    // The APIs, then the workers: each start has its own wait cap, which processes starting all at
+    // once on a loaded 2-core machine overran.
+    const apis = await Promise.all(
+      Array.from({ length: options.apis }, (_, index) => startApi(`api${index + 1}`)),
+    );
+    const workers = await Promise.all(
+      Array.from({ length: options.workers }, (_, index) => startWorker(`worker${index + 1}`)),
+    );
+    return { env, adminToken, apis, workers, startApi, startWorker, processes: () => all, stop };
+  } catch (error) {
+    // A test whose `before` failed has no cluster to stop: its processes would keep the file running.
+    await stop();
+    throw error;
+  }
 }
 
 function spawnService(name: string, args: string[], env: Record<string, string>): ServiceProcess {
