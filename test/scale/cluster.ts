@@ -36,7 +36,7 @@ export interface Cluster {
  * Redis prefix, then API and worker processes started with the `agent-runs` CLI exactly as an
  * operator would. By default the database is a new one on the machine's shared server, cloned from
  * the migrated template (`postgres-template.ts`): `agent-runs migrate` on the shared server took
- * 20-30 s of a loaded machine's time per cluster, the clone 2-3 s. With `databaseUrl` and `redisUrl`
+ * about 2 s per cluster on a quiet machine and 20-30 s on a loaded one, the clone 0.4 s and 2-3 s. With `databaseUrl` and `redisUrl`
  * (a test's private servers, see `private-servers.ts`) the deployment uses those as they are, and
  * runs `agent-runs migrate` on them first as an operator would.
  */
