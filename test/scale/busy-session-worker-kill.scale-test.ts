@@ -11,33 +11,25 @@ import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { readAll } from '../support/sse-client.ts';
 import { deferred, eventually } from '../support/waits.ts';
 import { transcript } from '../sessions/session-support.ts';
-import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
+import { provisionAcme } from './cluster.ts';
+import { startWorkerKillCluster, type WorkerKillCluster } from './worker-kill-cluster.ts';
 
 const QUEUED = ['B', 'C', 'D'];
 
 describe('scale-out: a worker SIGKILLed while runs of a session are queued', () => {
-  let cluster: Cluster;
+  let setup: WorkerKillCluster;
   let fake: FakeProviderServer;
-  let headers: Record<string, string>;
-  const api = () => `${cluster.apis[0]!.baseUrl!}/api/v1/workspaces/acme`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${api()}${path}`, {
-      method,
-      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
-  };
+  const api = () => setup.ws;
+  const call = (method: string, path: string, body?: unknown) => setup.call(method, path, body);
 
   before(async () => {
     fake = await startFakeAnthropic();
-    cluster = await startCluster({ apis: 1, workers: 2, env: { AGENT_RUNS_FETCH_ALLOW: '127.0.0.1/32' } });
-    headers = {
-      authorization: `Bearer ${await provisionAcme(cluster.apis[0]!.baseUrl!, cluster.adminToken, fake.url)}`,
-    };
+    setup = await startWorkerKillCluster({
+      provision: (baseUrl, adminToken) => provisionAcme(baseUrl, adminToken, fake.url),
+    });
   });
   after(async () => {
-    await cluster?.stop();
+    await setup?.cluster.stop();
     await fake?.close();
   });
 
@@ -65,7 +57,7 @@ describe('scale-out: a worker SIGKILLed while runs of a session are queued', () 
       runIds.push(queued.body.runId);
       assert.equal((await call('GET', `/agent-runs/${queued.body.runId}`)).body.status, 'queued');
     }
-    const owner = cluster.workers.find((worker) => worker.stdout.includes(runIds[0]!));
+    const owner = setup.cluster.workers.find((worker) => worker.stdout.includes(runIds[0]!));
     assert.ok(owner, 'the worker executing run A logged it');
     assert.equal(await owner.kill('SIGKILL'), null);
     never.resolve();
@@ -91,7 +83,7 @@ describe('scale-out: a worker SIGKILLed while runs of a session are queued', () 
       'user: D',
     ]);
     for (const runId of runIds) {
-      const frames = await readAll(`${api()}/agent-runs/${runId}/stream`, headers);
+      const frames = await readAll(`${api()}/agent-runs/${runId}/stream`, setup.headers);
       const terminals = frames.filter((frame) => ['result', 'error', 'cancelled'].includes(frame.data.type));
       assert.equal(terminals.length, 1, `${runId}: one terminal event`);
     }

@@ -2,14 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../support/waits.ts';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.ts';
-import { startCluster, type Cluster } from './cluster.ts';
-import {
-  gapsOf,
-  jsonCall,
-  provisionScheduling,
-  scheduleRuns,
-  type SchedulingWorkspace,
-} from './schedule-cluster.ts';
+import { gapsOf, provisionScheduling, scheduleRuns, type SchedulingWorkspace } from './schedule-cluster.ts';
+import { startWorkerKillCluster, type WorkerKillCluster } from './worker-kill-cluster.ts';
 
 const QUEUED = 3;
 /** About 80 chunks of 20 ms on mock/slow-echo: each session run lasts well over a second. */
@@ -21,30 +15,24 @@ const longPrompt = (tag: string) => Array.from({ length: 80 }, (_, i) => `${tag}
  * time has one run, every queued session run runs once, every ended run has one delivery, delivered.
  */
 describe('scale-out: a worker SIGKILLed with webhooks due, a schedule firing and session runs queued', () => {
-  let cluster: Cluster;
+  let setup: WorkerKillCluster;
   let receiver: WebhookReceiver;
   let acme: SchedulingWorkspace;
-  let headers: Record<string, string>;
-  const ws = () => `${cluster.apis[0]!.baseUrl!}/api/v1/workspaces/acme`;
-  const call = (method: string, path: string, body?: unknown) =>
-    jsonCall(`${ws()}${path}`, method, headers, body);
+  const ws = () => setup.ws;
+  const call = (method: string, path: string, body?: unknown) => setup.call(method, path, body);
 
   before(async () => {
     receiver = await new WebhookReceiver().start();
-    cluster = await startCluster({
-      apis: 1,
-      workers: 2,
-      env: {
-        AGENT_RUNS_FETCH_ALLOW: '127.0.0.1/32',
-        AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000',
-        AGENT_RUNS_SCHEDULE_POLL_MS: '100',
+    setup = await startWorkerKillCluster({
+      env: { AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000', AGENT_RUNS_SCHEDULE_POLL_MS: '100' },
+      provision: async (baseUrl, adminToken) => {
+        acme = await provisionScheduling(baseUrl, adminToken);
+        return acme.key;
       },
     });
-    acme = await provisionScheduling(cluster.apis[0]!.baseUrl!, cluster.adminToken);
-    headers = { authorization: `Bearer ${acme.key}` };
   });
   after(async () => {
-    await cluster?.stop();
+    await setup?.cluster.stop();
     await receiver?.close();
   });
 
@@ -84,7 +72,7 @@ describe('scale-out: a worker SIGKILLed with webhooks due, a schedule firing and
 
     await eventually(
       async () =>
-        (await scheduleRuns(ws(), headers, scheduleId)).length >= 3 && receiver.at('/hook').length >= 2,
+        (await scheduleRuns(ws(), setup.headers, scheduleId)).length >= 3 && receiver.at('/hook').length >= 2,
       'the schedule fired and first webhook attempts were answered 500',
       { intervalMs: 50 },
     );
@@ -95,7 +83,7 @@ describe('scale-out: a worker SIGKILLed with webhooks due, a schedule firing and
       queuedAtKill.includes('queued'),
       `session runs still queued at the kill: ${queuedAtKill.join(', ')}`,
     );
-    assert.equal(await cluster.workers[0]!.kill('SIGKILL'), null);
+    assert.equal(await setup.cluster.workers[0]!.kill('SIGKILL'), null);
     const killedAt = Date.now();
 
     // Schedules: every time once, none missed, across the kill (a fire the dead worker had claimed is
@@ -103,7 +91,7 @@ describe('scale-out: a worker SIGKILLed with webhooks due, a schedule firing and
     let fired: Awaited<ReturnType<typeof scheduleRuns>> = [];
     await eventually(
       async () => {
-        fired = await scheduleRuns(ws(), headers, scheduleId);
+        fired = await scheduleRuns(ws(), setup.headers, scheduleId);
         const last = Date.parse(fired.at(-1)?.scheduledFor ?? '');
         return last > killedAt + 20_000 && gapsOf(fired).every((gap) => gap === 1000);
       },
@@ -111,7 +99,7 @@ describe('scale-out: a worker SIGKILLed with webhooks due, a schedule firing and
       { intervalMs: 500 },
     );
     assert.equal((await call('DELETE', `/schedules/${scheduleId}`)).status, 204);
-    fired = await scheduleRuns(ws(), headers, scheduleId).catch(() => fired);
+    fired = await scheduleRuns(ws(), setup.headers, scheduleId).catch(() => fired);
     const tagged = await call(
       'GET',
       `/agent-runs?limit=100&metadata=${encodeURIComponent(`scheduleId:${scheduleId}`)}`,

@@ -4,41 +4,29 @@ import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { eventually } from '../support/waits.ts';
 import { WebhookReceiver } from '../webhooks/webhook-receiver.ts';
-import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
+import { provisionAcme } from './cluster.ts';
+import { startWorkerKillCluster, type WorkerKillCluster } from './worker-kill-cluster.ts';
 
 const RUNS = 12;
 
 describe('scale-out: webhook deliveries across two workers, one SIGKILLed with deliveries due', () => {
-  let cluster: Cluster;
+  let setup: WorkerKillCluster;
   let fake: FakeProviderServer;
   let receiver: WebhookReceiver;
-  let headers: Record<string, string>;
-  const api = () => `${cluster.apis[0]!.baseUrl!}/api/v1/workspaces/acme`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${api()}${path}`, {
-      method,
-      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json().catch(() => null)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
-  };
+  const call = (method: string, path: string, body?: unknown) => setup.call(method, path, body);
 
   before(async () => {
     fake = await startFakeAnthropic();
     receiver = await new WebhookReceiver().start();
     // The first attempt of each delivery fails and the retry comes 4 s later: the kill lands once every
     // first attempt is recorded, while every delivery is pending and none is in flight.
-    cluster = await startCluster({
-      apis: 1,
-      workers: 2,
-      env: { AGENT_RUNS_FETCH_ALLOW: '127.0.0.1/32', AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000' },
+    setup = await startWorkerKillCluster({
+      env: { AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000' },
+      provision: (baseUrl, adminToken) => provisionAcme(baseUrl, adminToken, fake.url),
     });
-    headers = {
-      authorization: `Bearer ${await provisionAcme(cluster.apis[0]!.baseUrl!, cluster.adminToken, fake.url)}`,
-    };
   });
   after(async () => {
-    await cluster?.stop();
+    await setup?.cluster.stop();
     await fake?.close();
     await receiver?.close();
   });
@@ -69,7 +57,7 @@ describe('scale-out: webhook deliveries across two workers, one SIGKILLed with d
       { intervalMs: 20 },
     );
     assert.equal(receiver.at('/hook').length, RUNS, 'no retry has begun: the kill finds every delivery due');
-    assert.equal(await cluster.workers[0]!.kill('SIGKILL'), null);
+    assert.equal(await setup.cluster.workers[0]!.kill('SIGKILL'), null);
 
     const ids = () => new Set(receiver.at('/hook').map((attempt) => String(attempt.headers['webhook-id'])));
     await eventually(() => receiver.at('/hook').length >= 2 * RUNS, `${2 * RUNS} attempts`, {
