@@ -18,10 +18,11 @@ describe('scale-out: webhook deliveries across two workers, one SIGKILLed with d
   before(async () => {
     fake = await startFakeAnthropic();
     receiver = await new WebhookReceiver().start();
-    // The first attempt of each delivery fails and the retry comes 4 s later: the kill lands once every
-    // first attempt is recorded, while every delivery is pending and none is in flight.
+    // The first attempt of each delivery fails and the retry comes 10 s later (long enough for every
+    // run's first attempt to land first, on a loaded machine too): the kill lands once every first
+    // attempt is recorded, while every delivery is pending and none is in flight.
     setup = await startWorkerKillCluster({
-      env: { AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '4000,4000,4000' },
+      env: { AGENT_RUNS_WEBHOOK_RETRY_SCHEDULE: '10000,10000,10000' },
       provision: (baseUrl, adminToken) => provisionAcme(baseUrl, adminToken, fake.url),
     });
   });
