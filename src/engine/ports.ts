@@ -3,7 +3,12 @@
  * providers and tool kinds. Adapters implement these and import only `domain/`
  * and this file; the engine reaches no adapter except through them.
  */
-export type * from './ports/stores.ts';
+export type * from './ports/runs.ts';
+export type * from './ports/event-log.ts';
+export type * from './ports/sessions.ts';
+export type * from './ports/tool-records.ts';
+export type * from './ports/workspace-config.ts';
+export type * from './ports/a2a.ts';
 export type * from './ports/transport.ts';
 export type * from './ports/tools.ts';
 export type * from './ports/judge.ts';

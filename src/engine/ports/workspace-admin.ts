@@ -11,7 +11,7 @@ import type {
   OfferingSource,
   WorkspaceProviderSource,
   WorkspaceToolStore,
-} from './stores.ts';
+} from './workspace-config.ts';
 import type { UserCredentialStore } from './identity.ts';
 
 /**
