@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { describeEndpointAccess } from '../support/endpoint-access.ts';
+import { before, describe, it } from 'node:test';
+import { describeHostedEndpoint } from '../support/endpoint-access.ts';
 import { createOAuthFixture, obtainTokens } from '../support/oauth-flow.ts';
-import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
+import { bearer, createWorkspaceWithKey, type TestServer } from '../support/test-server.ts';
 import {
   a2aPeer,
   createAgent,
@@ -14,20 +14,17 @@ import {
   textOf,
 } from './a2a-support.ts';
 
-describe(
+describeHostedEndpoint(
   'hosted A2A endpoint: credentials, scopes and rate limits as on every workspace route',
-  { timeout: 120_000 },
-  () => {
+  {
+    workspacePath: (workspaceSlug) => `/api/a2a/${workspaceSlug}`,
+    path: (workspaceSlug) => endpointPath(workspaceSlug, 'helper'),
+    start: (server, path, headers) => rpc(server, path, headers, sendBody('hi')),
+  },
+  (serverOf) => {
     let server: TestServer;
-    before(async () => {
-      server = await startTestServer({ dev: true });
-    });
-    after(() => server.close());
-
-    describeEndpointAccess(() => server, {
-      workspacePath: (workspaceSlug) => `/api/a2a/${workspaceSlug}`,
-      path: (workspaceSlug) => endpointPath(workspaceSlug, 'helper'),
-      start: (server, path, headers) => rpc(server, path, headers, sendBody('hi')),
+    before(() => {
+      server = serverOf();
     });
 
     it('a message draws on the run-start bucket; past runStart it is 429 with Retry-After; cards and task reads draw on transport', async () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createAgent } from '../a2a/a2a-support.ts';
-import { describeEndpointAccess } from '../support/endpoint-access.ts';
+import { describeHostedEndpoint } from '../support/endpoint-access.ts';
 import { createOAuthFixture, obtainTokens } from '../support/oauth-flow.ts';
-import { bearer, createWorkspaceWithKey, startTestServer, type TestServer } from '../support/test-server.ts';
+import { bearer, createWorkspaceWithKey, type TestServer } from '../support/test-server.ts';
 import { agUiPath, eventsOf, frontEnd, runOnce, userMessage } from './ag-ui-support.ts';
 
 const input = (text = 'hi') => ({
@@ -12,10 +12,14 @@ const input = (text = 'hi') => ({
   messages: [userMessage(text)],
 });
 
-describe(
+describeHostedEndpoint(
   'AG-UI endpoint (extensions §11): credentials, scope, allowlists and rate limits as for a run start',
-  { timeout: 120_000 },
-  () => {
+  {
+    workspacePath: (workspaceSlug) => `/api/ag-ui/${workspaceSlug}`,
+    path: (workspaceSlug) => agUiPath(workspaceSlug, 'helper'),
+    start: (server, path, headers) => server.request('POST', path, { headers, body: input() }),
+  },
+  (serverOf) => {
     let server: TestServer;
     let key: Record<string, string>;
     let helperId: string;
@@ -23,18 +27,10 @@ describe(
       server.request('POST', path, { headers, body });
 
     before(async () => {
-      // Dev mode: the offline mock model answers (`mock/echo`).
-      server = await startTestServer({ dev: true });
+      server = serverOf();
       key = bearer((await createWorkspaceWithKey(server, 'acme')).key);
       helperId = await createAgent(server, 'acme', { name: 'Helper', systemPrompt: 's' });
       await createAgent(server, 'acme', { name: 'Other Agent', slug: 'other-agent', systemPrompt: 's' });
-    });
-    after(() => server.close());
-
-    describeEndpointAccess(() => server, {
-      workspacePath: (workspaceSlug) => `/api/ag-ui/${workspaceSlug}`,
-      path: (workspaceSlug) => agUiPath(workspaceSlug, 'helper'),
-      start: (server, path, headers) => server.request('POST', path, { headers, body: input() }),
     });
 
     it('an API key runs the agent: the official HttpAgent gets the reply', async () => {

@@ -1,13 +1,19 @@
 /**
  * The access rules a protocol endpoint that serves a workspace's agents (hosted A2A, AG-UI, MCP)
  * shares with the workspace routes: the credential, the URL's workspace slug, an access token's
- * scope and the run-start rate limit. One table of refusals, one `it` a row, registered in the
- * calling file's `describe` on its server, in workspaces of their own (`access-…`).
+ * scope and the run-start rate limit. One table of refusals, one `it` a row, registered first in
+ * the endpoint's suite on its server, in workspaces of their own (`access-…`).
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { createOAuthFixture, obtainTokens } from './oauth-flow.ts';
-import { bearer, createWorkspaceWithKey, type TestResponse, type TestServer } from './test-server.ts';
+import {
+  bearer,
+  createWorkspaceWithKey,
+  startTestServer,
+  type TestResponse,
+  type TestServer,
+} from './test-server.ts';
 
 export interface AccessEndpoint {
   /** The path a slug-mismatch hint names for a workspace. */
@@ -77,8 +83,32 @@ const REFUSALS: readonly Refusal[] = [
   },
 ];
 
-/** Registers the access tests of `endpoint` on the server the file's `before` started. */
-export function describeEndpointAccess(serverOf: () => TestServer, endpoint: AccessEndpoint): void {
+/**
+ * The suite of a hosted endpoint on a dev-mode server of its own (the offline mock model answers,
+ * `mock/echo`): the access table of `endpoint`, then the file's own `tests`, given the server (it
+ * starts in the suite's first `before`, so it is there from the tests' own hooks on).
+ */
+export function describeHostedEndpoint(
+  title: string,
+  endpoint: AccessEndpoint,
+  tests: (serverOf: () => TestServer) => void = () => {},
+): void {
+  describe(title, { timeout: 120_000 }, () => {
+    let server: TestServer | undefined;
+    before(async () => {
+      server = await startTestServer({ dev: true });
+    });
+    after(() => server?.close());
+    const serverOf = (): TestServer => {
+      assert.ok(server, 'the server starts in the first before of the suite');
+      return server;
+    };
+    describeEndpointAccess(serverOf, endpoint);
+    tests(serverOf);
+  });
+}
+
+function describeEndpointAccess(serverOf: () => TestServer, endpoint: AccessEndpoint): void {
   describe('access as on every workspace route (credential, workspace, scope, rate limit)', () => {
     const headers: Record<Refusal['headers'], Record<string, string>> = {
       none: {},
