@@ -1,4 +1,5 @@
 import type { RunSpec } from '../../src/domain/run-spec.ts';
+import type { NewRun } from '../../src/engine/ports.ts';
 
 /** The spec of a run the storage suites store and read back: nothing executes it. */
 export const STORED_RUN_SPEC: RunSpec = {
@@ -11,3 +12,11 @@ export const STORED_RUN_SPEC: RunSpec = {
     localToolTimeoutMs: 300_000,
   },
 };
+
+/** A new run of `STORED_RUN_SPEC` in the workspace, with no agent, session or API key. */
+export function storedRunInput(
+  workspaceId: string,
+  metadata: Record<string, string> = {},
+): Omit<NewRun, 'heldBySession'> {
+  return { workspaceId, agentId: null, sessionId: null, apiKeyId: null, spec: STORED_RUN_SPEC, metadata };
+}
