@@ -12,7 +12,7 @@ import {
 import { startFakeAnthropic } from '../fakes/fake-anthropic.ts';
 import type { FakeProviderServer } from '../fakes/scripted-reply.ts';
 import { readAll } from '../support/sse-client.ts';
-import { deferred, type Deferred } from '../support/waits.ts';
+import { deferred } from '../support/waits.ts';
 import { provisionAcme, startCluster, type Cluster } from './cluster.ts';
 
 /**
@@ -24,10 +24,9 @@ describe('scale-out: hosted A2A tasks read, followed and cancelled from another 
   let cluster: Cluster;
   let fake: FakeProviderServer;
   let headers: Record<string, string>;
-  let holds: Deferred[] = [];
+  /** A reply held until the test resolves it (or `fake.reset` lets it go on, after a failed test). */
   const held = (text: string) => {
     const hold = deferred();
-    holds.push(hold);
     fake.enqueue({ text: [text], holdUntil: hold.promise });
     return hold;
   };
@@ -46,13 +45,8 @@ describe('scale-out: hosted A2A tasks read, followed and cancelled from another 
     });
     assert.equal(created.status, 201, await created.text());
   });
-  afterEach(() => {
-    for (const hold of holds) hold.resolve();
-    holds = [];
-    fake.reset();
-  });
+  afterEach(() => fake.reset());
   after(async () => {
-    for (const hold of holds) hold.resolve();
     await cluster?.stop();
     await fake?.close();
   });
