@@ -6,8 +6,11 @@ import { newId } from '../../src/domain/ids.ts';
 import type { SerializedRunEvent } from '../../src/domain/run-events.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
 import { migrationProvider } from '../../src/storage/migrations/index.ts';
+import { nowIso } from '../../src/storage/json-column.ts';
+import { fencedRuns } from '../../src/storage/repositories/attempt-fence.ts';
 import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { eventually } from '../support/waits.ts';
 import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
 const BEFORE = '0021-a2a-tasks';
@@ -114,6 +117,7 @@ for (const engine of ENGINES) {
     });
 
     it('no event is written for a run that does not exist, with or without an attempt', async () => {
+      await migrateTo(WITHOUT_FOREIGN_KEY); // already, after the first test; for this test run alone
       const workspace = await newWorkspace('missing-run');
       const stored = await storeRun(workspace.id);
       const missing = newId('run');
@@ -135,6 +139,7 @@ for (const engine of ENGINES) {
     });
 
     it('deleting a workspace deletes its runs’ events, not another’s', async () => {
+      await migrateTo(WITHOUT_FOREIGN_KEY); // already, after the first test; for this test run alone
       const deleted = await newWorkspace('deleted');
       const kept = await newWorkspace('kept');
       const gone = [await storeRun(deleted.id), await storeRun(deleted.id)];
@@ -148,5 +153,44 @@ for (const engine of ENGINES) {
       assert.equal(await eventsOf(stays), 2);
       assert.equal(await repos.workspaces.delete(deleted.id), false, 'a second delete finds nothing');
     });
+
+    it(
+      'a workspace deleted while a commit of its run’s events is in flight leaves none of them',
+      {
+        skip: engine !== 'postgres' && 'SQLite runs one write transaction at a time',
+      },
+      async () => {
+        await migrateTo(WITHOUT_FOREIGN_KEY);
+        const workspace = await newWorkspace('deleted-mid-commit');
+        const runId = await storeRun(workspace.id);
+        let deleting: Promise<boolean> | undefined;
+        // The event writer's commit, held open after its fence and insert until the deletion waits on it.
+        await storage.db.transaction().execute(async (trx) => {
+          assert.equal((await fencedRuns(trx, [{ runId }], { everyRun: true })).size, 0);
+          await trx
+            .insertInto('run_events')
+            .values({ run_id: runId, seq: 1, type: 'assistant_delta', data: '{}', created_at: nowIso() })
+            .execute();
+          deleting = repos.workspaces.delete(workspace.id);
+          await eventually(async () => {
+            const waiting = await sql<{ count: string }>`select count(*) as count from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(storage.db);
+            return Number(waiting.rows[0]?.count) > 0;
+          }, 'the deletion waits for the commit');
+        });
+        assert.equal(await deleting, true);
+        assert.equal(
+          await eventsOf(runId),
+          0,
+          'the events committed while the deletion waited are deleted too',
+        );
+        assert.deepEqual(
+          [...(await repos.runEvents.append([{ runId, events: [delta(2)] }]))],
+          [runId],
+          'a later commit finds no run',
+        );
+        assert.equal(await eventsOf(runId), 0);
+      },
+    );
   });
 }
