@@ -24,7 +24,7 @@ export async function fencedRuns(
       'in',
       checked.map((write) => write.runId),
     );
-  // Locked in id order, as a workspace's deletion locks its runs: two lockers never wait on each other.
+  // Locked in id order, as a workspace's deletion locks its runs, so that the two cannot deadlock.
   if (isPostgres(trx)) query = query.orderBy('id').forUpdate();
   const attempts = new Map((await query.execute()).map((row) => [row.id, Number(row.attempt)]));
   for (const write of checked) {
