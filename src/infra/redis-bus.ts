@@ -9,11 +9,28 @@ import type { RedisChannels } from './redis-channels.ts';
  */
 const SIGNALS_WAIT_MS = 1000;
 
+/** One event as it travels: its SSE frame carries its data (`dataJson` is taken back out of it). */
+type EventMessage = Omit<PublishedEvent, 'dataJson'>;
+
+/** The events of one group commit of a run, in seq order. */
+interface BatchMessage {
+  events: EventMessage[];
+}
+
+/** What of an event travels: not `dataJson`, which its frame holds. */
+function eventMessage({ seq, type, frame }: PublishedEvent): EventMessage {
+  return { seq, type, frame };
+}
+
 /**
- * Live events across replicas. Each message is `{ seq, type, frame }`: the SSE
- * frame travels as built once by the writer, and subscribers take the event's data back out of it
- * (readers inside the service, such as the hosted A2A endpoint, decode it). The log stays the source
- * of truth: a reader that misses a message fills the gap from it.
+ * Live events across replicas. The writer publishes a run's events of one commit together: several
+ * go as ONE message `{ events: [{ seq, type, frame }, …] }`, a single one as `{ seq, type, frame }`,
+ * the message every version published per event, which subscribers still read (a rolling upgrade
+ * runs older publishers beside newer subscribers; upgrade the API processes before the workers, as
+ * older subscribers cannot read a batch). The SSE frame travels as built once by the writer, and
+ * subscribers take the event's data back out of it (readers inside the service, such as the hosted
+ * A2A endpoint, decode it). The log stays the source of truth: a reader that misses a message fills
+ * the gap from it.
  */
 export class RedisRunEventBus implements RunEventBus {
   readonly #channels: RedisChannels;
@@ -24,11 +41,15 @@ export class RedisRunEventBus implements RunEventBus {
   }
 
   publish(runId: string, events: readonly PublishedEvent[]): void {
-    for (const event of events) {
-      const message = JSON.stringify({ seq: event.seq, type: event.type, frame: event.frame });
-      // A lost publish is repaired by the readers' gap fill from the log.
-      this.#channels.publish(`${this.#prefix}:events:${runId}`, message).catch(() => undefined);
-    }
+    const [first] = events;
+    if (!first) return;
+    const message = JSON.stringify(
+      events.length === 1
+        ? eventMessage(first)
+        : ({ events: events.map(eventMessage) } satisfies BatchMessage),
+    );
+    // A lost publish is repaired by the readers' gap fill from the log.
+    this.#channels.publish(`${this.#prefix}:events:${runId}`, message).catch(() => undefined);
   }
 
   async subscribe(
@@ -36,11 +57,14 @@ export class RedisRunEventBus implements RunEventBus {
     listener: (event: PublishedEvent) => void,
     onLiveness?: (live: boolean) => void,
   ): Promise<() => void> {
+    const deliver = ({ seq, type, frame }: EventMessage) =>
+      listener({ seq, type, frame, dataJson: dataJsonOfFrame(seq, type, frame) });
     const { ready, stop } = this.#channels.listen(
       `${this.#prefix}:events:${runId}`,
       (message) => {
-        const { seq, type, frame } = JSON.parse(message) as Omit<PublishedEvent, 'dataJson'>;
-        listener({ seq, type, frame, dataJson: dataJsonOfFrame(seq, type, frame) });
+        const decoded = JSON.parse(message) as EventMessage | BatchMessage;
+        if ('events' in decoded) for (const event of decoded.events) deliver(event);
+        else deliver(decoded);
       },
       onLiveness,
     );

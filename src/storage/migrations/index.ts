@@ -20,6 +20,7 @@ import { schedules } from './0018-schedules.ts';
 import { consoleHandoffs } from './0019-console-handoffs.ts';
 import { agentDescriptionAndOutputSchema } from './0020-agent-description-and-output-schema.ts';
 import { a2aTasks } from './0021-a2a-tasks.ts';
+import { runEventsWithoutForeignKey } from './0022-run-events-without-foreign-key.ts';
 
 /** Every migration in order; names sort lexically, so keep the numeric prefix. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-console-handoffs': consoleHandoffs,
   '0020-agent-description-and-output-schema': agentDescriptionAndOutputSchema,
   '0021-a2a-tasks': a2aTasks,
+  '0022-run-events-without-foreign-key': runEventsWithoutForeignKey,
 };
 
 export const migrationProvider: MigrationProvider = {

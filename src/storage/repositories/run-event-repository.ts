@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { EventBatch, EventStore, RunEventLookup } from '../../engine/ports.ts';
 import type { RunEventType, SerializedRunEvent } from '../../domain/run-events.ts';
 import { nowIso, toJson } from '../json-column.ts';
+import { isPostgres } from '../dialect.ts';
 import { PreparedQuery } from '../prepared-query.ts';
 import { fencedRuns } from './attempt-fence.ts';
 import { endSessionRun } from './session-run-end.ts';
@@ -31,6 +32,7 @@ type OutcomeParam =
  */
 export class RunEventRepository implements EventStore, RunEventLookup {
   readonly #db: Kysely<Database>;
+  readonly #everyRunFenced: boolean;
   /** The event insert for each row count used so far. */
   readonly #inserts = new Map<number, PreparedQuery<string, unknown>>();
   readonly #recordOutcome: PreparedQuery<OutcomeParam, { webhooks: boolean | number }>;
@@ -41,6 +43,7 @@ export class RunEventRepository implements EventStore, RunEventLookup {
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#everyRunFenced = isPostgres(db);
     this.#recordOutcome = new PreparedQuery((param) =>
       db
         .updateTable('runs')
@@ -86,7 +89,9 @@ export class RunEventRepository implements EventStore, RunEventLookup {
   async append(batches: readonly EventBatch[]): Promise<ReadonlySet<string>> {
     const createdAt = nowIso();
     return this.#db.transaction().execute(async (trx) => {
-      const fenced = await fencedRuns(trx, batches);
+      // On PostgreSQL `run_events` has no foreign key (migration 0022): the fence is what keeps events
+      // of a run that does not exist (any more) out of the log, for writes without an attempt too.
+      const fenced = await fencedRuns(trx, batches, { everyRun: this.#everyRunFenced });
       const accepted = fenced.size === 0 ? batches : batches.filter((batch) => !fenced.has(batch.runId));
       await this.#write(trx, accepted, createdAt);
       return fenced;

@@ -3,6 +3,7 @@ import { ConflictError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Workspace, WorkspaceFeatures, WorkspaceRateLimits } from '../../domain/workspace.ts';
 import type { NewWorkspace, WorkspacePatch, WorkspaceStore } from '../../engine/ports.ts';
+import { isPostgres } from '../dialect.ts';
 import { fromJson, nowIso, toJson } from '../json-column.ts';
 import type { Database, WorkspacesTable } from '../schema.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
@@ -78,9 +79,25 @@ export class WorkspaceRepository implements WorkspaceStore {
     return this.findById(id);
   }
 
+  /**
+   * Deletes the workspace and, by cascade, what it holds, but its runs' events: `run_events` has no
+   * foreign key on PostgreSQL (migration 0022), so they are deleted here. The runs are locked first
+   * (in id order, as the event writer's fence locks them): a commit of their events in flight ends
+   * before the events are read for deletion, and a later one finds no run and writes nothing.
+   */
   async delete(id: string): Promise<boolean> {
-    const result = await this.#db.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return this.#db.transaction().execute(async (trx) => {
+      const runs = trx.selectFrom('runs').select('id').where('workspace_id', '=', id);
+      if (isPostgres(this.#db)) {
+        await trx
+          .selectFrom(runs.orderBy('id').forUpdate().as('locked'))
+          .select((eb) => eb.fn.countAll().as('count'))
+          .execute();
+      }
+      await trx.deleteFrom('run_events').where('run_id', 'in', runs).execute();
+      const result = await trx.deleteFrom('workspaces').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    });
   }
 }
 

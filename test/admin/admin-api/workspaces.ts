@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { bearer, createWorkspaceWithKey, type TestServer } from '../../support/test-server.ts';
 import { assertError, assertInvalid, ULID } from '../admin-support.ts';
+import { readAll } from '../../support/sse-client.ts';
 
 /** The admin API's workspaces cases, on the server of admin-api.test.ts. */
 export function workspacesCases(serverOf: () => TestServer): void {
@@ -114,6 +115,38 @@ export function workspacesCases(serverOf: () => TestServer): void {
       assertError(await server.admin('GET', '/workspaces/ws-delete'), 404, 'not_found');
       assert.equal((await server.request('GET', `${ws.ws}/models`, { headers: bearer(ws.key) })).status, 401);
       assertError(await server.admin('DELETE', '/workspaces/ws-delete'), 404, 'not_found');
+    });
+
+    it('DELETE removes the workspace’s runs and their events, and no other workspace’s (run_events has no foreign key on PostgreSQL: migration 0022)', async () => {
+      const offering = await server.admin('POST', '/offerings', { provider: 'mock', vendorModelId: 'echo' });
+      assert.ok(offering.status === 201 || offering.status === 409, JSON.stringify(offering.body));
+      const db = server.service.resources.storage.db;
+      const eventsOf = async (runId: string) =>
+        (await db.selectFrom('run_events').select('seq').where('run_id', '=', runId).execute()).length;
+      const runTo = async (ws: { ws: string; key: string }) => {
+        const created = await server.request('POST', `${ws.ws}/agent-runs`, {
+          headers: bearer(ws.key),
+          body: { modelId: 'mock/echo', systemPrompt: 'Echo.', prompt: 'events to delete' },
+        });
+        assert.equal(created.status, 202, JSON.stringify(created.body));
+        const frames = await readAll(`${server.baseUrl}${created.body.streamUrl}`, bearer(ws.key));
+        assert.equal(frames.at(-1)?.event, 'result', 'the run ended');
+        return { runId: created.body.runId as string, events: frames.length };
+      };
+      const deleted = await createWorkspaceWithKey(server, 'ws-delete-runs');
+      const kept = await createWorkspaceWithKey(server, 'ws-keep-runs');
+      const gone = await runTo(deleted);
+      const stays = await runTo(kept);
+      assert.equal(await eventsOf(gone.runId), gone.events, 'the log holds every streamed event');
+
+      assert.equal((await server.admin('DELETE', '/workspaces/ws-delete-runs')).status, 204);
+      assert.equal(await eventsOf(gone.runId), 0, 'no event of a deleted run is left behind');
+      assert.equal(
+        (await db.selectFrom('runs').select('id').where('id', '=', gone.runId).execute()).length,
+        0,
+        'the run is deleted with its workspace',
+      );
+      assert.equal(await eventsOf(stays.runId), stays.events, 'another workspace’s events are kept');
     });
 
     it('an unknown slug answers 404 { error: "not_found", message } on get, patch and delete', async () => {
