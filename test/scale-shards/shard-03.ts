@@ -1,0 +1,3 @@
+import { runShard } from '../support/test-shards.ts';
+
+await runShard(import.meta.url);
