@@ -90,8 +90,10 @@ describe(
             async () => (await lockWaits()).some(isCallInsert),
             'the first worker stores the call',
           );
-          const first = cluster.workers.find((worker) => worker.stdout.includes(runId));
-          assert.ok(first, 'the worker that started the run');
+          // The worker that started the run says so in its log (written asynchronously).
+          const startedIt = () => cluster.workers.find((worker) => worker.stdout.includes(runId));
+          await eventually(() => startedIt() !== undefined, 'the worker that started the run logs it');
+          const first = startedIt()!;
           first.child.kill('SIGSTOP');
           // The lease (2 s) lapses and the other worker takes the run over: it claims the run (waiting
           // for the first worker's insert, once that is fenced) or stores the call itself.
