@@ -251,6 +251,8 @@ for (const engine of ENGINES) {
         true,
         'no attempt: not checked',
       );
+      // A newer attempt that asked the model again may store a call under an id already stored.
+      assert.equal(await repos.toolCalls.insertPending(run.id, call('owned'), second?.attempt), true);
       assert.deepEqual(
         (await repos.toolCalls.find(run.id, ['late', 'owned', 'unfenced']))
           .map((row) => row.toolUseId)

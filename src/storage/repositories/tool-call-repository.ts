@@ -19,7 +19,7 @@ export class ToolCallRepository implements ToolCallStore {
    * Fenced like the event log: a worker whose lease lapsed must not store calls beside (or, its insert
    * committing first, in the way of) those of the attempt that took the run over, whose own insert
    * would then fail and end the run. On PostgreSQL the run's row stays locked until commit, so a
-   * takeover waits for this insert and then finds its calls stored.
+   * takeover waits for this insert and then finds its calls stored. A call stored again stays one row.
    */
   async insertPending(runId: string, calls: readonly NewToolCall[], attempt?: number): Promise<boolean> {
     if (calls.length === 0) return true;
@@ -39,6 +39,14 @@ export class ToolCallRepository implements ToolCallStore {
             created_at: createdAt,
             answered_at: null,
           })),
+        )
+        // An earlier attempt stored the call while it owned the run, but its events never landed: the
+        // attempt that took over from the log before them asked the model again, which may reuse the id.
+        .onConflict((conflict) =>
+          conflict
+            .columns(['run_id', 'tool_use_id'])
+            .doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') }))
+            .where('tool_calls.status', '=', 'pending'),
         )
         .execute();
       const parked = await trx
