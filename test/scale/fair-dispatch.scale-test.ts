@@ -58,39 +58,44 @@ describe('scale-out: workers shared fairly across processes', { timeout: 120_000
 
   it('runs waiting for client tool results hold no worker: with every worker slot used by a waiting run, another run completes', async () => {
     await admin('PATCH', '/workspaces/acme', { maxConcurrentRuns: 100 });
-    fake.enqueue(
-      { toolCalls: [{ id: 'call_a', name: 'get_weather', input: { city: 'Paris' } }] },
-      { toolCalls: [{ id: 'call_b', name: 'get_weather', input: { city: 'Rome' } }] },
-    );
+    // Each reply is decided by its conversation, not by the order of the requests: a run whose worker
+    // was starved past its lease (2 s) is taken over and asks the model again, and must get the same
+    // reply, not the next run's (a worker stopped past its lease reproduces the 404 once seen under
+    // load: the first run got the call queued for the second, not the one the test answered).
+    fake.replyWith((body) => {
+      const conversation = JSON.stringify(body);
+      if (conversation.includes('tool_result')) return { text: ['Done.'] };
+      const city = /weather in (\w+)/.exec(conversation)?.[1];
+      if (city) return { toolCalls: [{ id: `call_${city}`, name: 'get_weather', input: { city } }] };
+      return { text: ['Not waiting.'] };
+    });
     const waiting = [];
     for (const city of ['Paris', 'Rome']) {
       const runId = await createRun({ prompt: `weather in ${city}?`, tools: [WEATHER_TOOL] });
       const watch = await watchStream(streamUrl(runId), headers, runId);
-      await watch.waitForType('local_tool_call', 30_000);
-      waiting.push(watch);
+      const call = await watch.waitForType('local_tool_call', 30_000);
+      waiting.push({ watch, toolUseId: call.data.data.toolUseId as string });
     }
     try {
-      fake.enqueue({ text: ['Not waiting.'] });
       const frames = await readAll(streamUrl(await createRun({ prompt: 'hello' })), headers);
       assert.equal(frames.at(-1)?.data.data.text, 'Not waiting.');
 
-      fake.enqueue({ text: ['Done.'] });
-      for (const [index, watch] of waiting.entries()) {
-        const toolUseId = index === 0 ? 'call_a' : 'call_b';
+      for (const { watch, toolUseId } of waiting) {
         const posted = await fetch(`${base}/api/v1/workspaces/acme/agent-runs/${watch.runId}/tool-results`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ toolUseId, result: 'sunny' }),
         });
-        assert.equal(posted.status, 200);
+        assert.equal(posted.status, 200, await posted.text());
       }
-      for (const watch of waiting) {
+      for (const { watch } of waiting) {
         const ended = await watch.ended;
         assert.equal(ended.at(-1)?.data.type, 'result');
+        assert.equal(ended.at(-1)?.data.data.text, 'Done.');
         assert.ok(ended.some((frame) => frame.data.type === 'local_tool_result_in'));
       }
     } finally {
-      for (const watch of waiting) watch.close();
+      for (const { watch } of waiting) watch.close();
     }
   });
 

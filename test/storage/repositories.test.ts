@@ -207,6 +207,28 @@ describeOnEachEngine('storage', ({ engine, storage, repos }) => {
     );
   });
 
+  it('client tool calls: pending calls stored with an attempt that no longer owns the run write nothing', async () => {
+    const run = await newRun((await newWorkspace('fenced-calls')).id);
+    const first = await repos.runs.claimAttempt(run.id);
+    const second = await repos.runs.claimAttempt(run.id);
+    const call = (toolUseId: string) => [{ toolUseId, name: 'get_weather', kind: 'local' as const }];
+    assert.equal(await repos.toolCalls.insertPending(run.id, call('late'), first?.attempt), false);
+    assert.deepEqual(await repos.toolCalls.find(run.id, ['late']), []);
+    assert.equal((await repos.runs.findState(run.workspaceId, run.id))?.status, 'running');
+    assert.equal(await repos.toolCalls.insertPending(run.id, call('owned'), second?.attempt), true);
+    assert.equal(
+      await repos.toolCalls.insertPending(run.id, call('unfenced')),
+      true,
+      'no attempt: not checked',
+    );
+    // A newer attempt that asked the model again may store a call under an id already stored.
+    assert.equal(await repos.toolCalls.insertPending(run.id, call('owned'), second?.attempt), true);
+    assert.deepEqual(
+      (await repos.toolCalls.find(run.id, ['late', 'owned', 'unfenced'])).map((row) => row.toolUseId).sort(),
+      ['owned', 'unfenced'],
+    );
+  });
+
   it('the event log: a commit larger than one insert statement holds lands whole, in order, for every run', async () => {
     const ws = await newWorkspace('big-commit');
     const [first, second] = [await newRun(ws.id), await newRun(ws.id)];

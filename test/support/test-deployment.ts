@@ -8,7 +8,7 @@ import type { Engine } from '../../src/storage/database.ts';
 import { SCALE_OUT } from './deployment.ts';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase } from './engines.ts';
 import { serveOn, type TestServer } from './served-service.ts';
-import { startWorkerChild } from './worker-child.ts';
+import { prepareWorkerChild, startWorkerChild } from './worker-child.ts';
 
 export interface TestServerOptions {
   /** Starts the service embedded on a fresh database of this engine, whatever the run's deployment. */
@@ -45,6 +45,7 @@ export async function prepareDeployment(options: TestServerOptions = {}): Promis
   if (scaleOut && options.models) {
     throw new Error('a test ModelPort cannot reach the worker process of the scale-out deployment');
   }
+  if (scaleOut) prepareWorkerChild();
   const engine = scaleOut ? 'postgres' : (options.storageEngine ?? 'sqlite');
   // The service migrates its database at start; on PostgreSQL a clone of the migrated template is quicker.
   const database: TestDatabase = await createTestDatabase(engine, { migrated: engine === 'postgres' });

@@ -33,8 +33,7 @@ let standby: Standby | undefined;
  */
 export async function startWorkerChild(setup: TestWorkerSetup, logLines?: string[]): Promise<WorkerChild> {
   const taken = standby ?? spawnStandby();
-  // The next deployment's worker gets ready while this one's test runs.
-  standby = spawnStandby();
+  standby = undefined;
   const { child, output } = taken;
   keepsTestAlive(child, true);
   let pending = '';
@@ -62,6 +61,9 @@ export async function startWorkerChild(setup: TestWorkerSetup, logLines?: string
     })}\n`,
   );
   await ready;
+  // The next deployment's worker gets ready while this one's test runs, not while this one starts:
+  // two processes importing at once on a loaded 2-core machine slow each other down.
+  standby = spawnStandby();
   return {
     metricsUrl: /^metrics listening on (\S+)$/m.exec(output())?.[1],
     stop: async () => {
@@ -74,6 +76,14 @@ export async function startWorkerChild(setup: TestWorkerSetup, logLines?: string
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Spawns the worker process ahead of need, when there is none waiting: its imports (most of a start)
+ * then overlap the rest of the deployment's set-up (the database, the API) instead of following it.
+ */
+export function prepareWorkerChild(): void {
+  standby ??= spawnStandby();
 }
 
 /** Spawned unreferenced: a standby never keeps the test process alive, and ends when its stdin does. */

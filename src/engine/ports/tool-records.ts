@@ -15,8 +15,11 @@ export interface NewToolCall {
 
 /** Calls awaiting a client's answer: a row per call, answered at most once. */
 export interface ToolCallStore {
-  /** Stores the calls as pending; the run shows `waiting` from then (the same write). */
-  insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void>;
+  /**
+   * Stores the calls as pending; the run shows `waiting` from then (the same write). With `attempt`,
+   * only while that attempt owns the run: false when a newer one has taken it over (nothing written).
+   */
+  insertPending(runId: string, calls: readonly NewToolCall[], attempt?: number): Promise<boolean>;
   /** The run shows `running` again if it was `waiting` and none of its calls is pending any more. */
   endWaiting(runId: string): Promise<void>;
   /**

@@ -52,7 +52,7 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
     const deadline =
       Math.min(Date.now(), ...storedRows.map((row) => Date.parse(row.createdAt))) + this.#timeoutMs;
     // The rows exist before the events are visible, so an answer can never race ahead of its call.
-    await toolCalls.insertPending(
+    const inserted = await toolCalls.insertPending(
       round.runId,
       batch
         .filter((entry) => !stored.has(entry.call.id))
@@ -61,7 +61,13 @@ export class ClientToolExecutor implements ToolExecutor<'client'> {
           name: entry.call.name,
           kind: clientKind(entry.tool.kind),
         })),
+      round.emitter.attempt,
     );
+    if (!inserted) {
+      // A newer attempt owns the run (this worker's lease lapsed): it stores and publishes the calls.
+      round.emitter.fencedOutElsewhere();
+      round.stop.throwIfAborted();
+    }
     for (const { call, tool, args } of batch) {
       if (round.logged?.published.has(call.id)) continue;
       round.emitter.emit('local_tool_call', {

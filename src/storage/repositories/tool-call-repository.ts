@@ -3,6 +3,7 @@ import type { ClientToolResult, ToolCallRecord, ToolCallStatus } from '../../dom
 import { fromNullableJson, nowIso, toJson } from '../json-column.ts';
 import type { NewToolCall, ToolCallStore } from '../../engine/ports.ts';
 import type { Database, ToolCallsTable } from '../schema.ts';
+import { fencedRuns } from './attempt-fence.ts';
 import { insertWebhookDeliveries } from './webhook-delivery-repository.ts';
 
 /** Pending client tool calls and their answers; the row is what makes an answer count exactly once. */
@@ -15,11 +16,16 @@ export class ToolCallRepository implements ToolCallStore {
   /**
    * Stores the calls as pending and, in the same transaction, shows the run as `waiting` (before its
    * `local_tool_call` events are visible: a client that sees a call finds the run waiting for it).
+   * Fenced like the event log: a worker whose lease lapsed must not store calls beside (or, its insert
+   * committing first, in the way of) those of the attempt that took the run over, whose own insert
+   * would then fail and end the run. On PostgreSQL the run's row stays locked until commit, so a
+   * takeover waits for this insert and then finds its calls stored. A call stored again stays one row.
    */
-  async insertPending(runId: string, calls: readonly NewToolCall[]): Promise<void> {
-    if (calls.length === 0) return;
+  async insertPending(runId: string, calls: readonly NewToolCall[], attempt?: number): Promise<boolean> {
+    if (calls.length === 0) return true;
     const createdAt = nowIso();
-    await this.#db.transaction().execute(async (trx) => {
+    const inserted = await this.#db.transaction().execute(async (trx) => {
+      if ((await fencedRuns(trx, [{ runId, attempt }])).size > 0) return false;
       await trx
         .insertInto('tool_calls')
         .values(
@@ -34,6 +40,14 @@ export class ToolCallRepository implements ToolCallStore {
             answered_at: null,
           })),
         )
+        // An earlier attempt stored the call while it owned the run, but its events never landed: the
+        // attempt that took over from the log before them asked the model again, which may reuse the id.
+        .onConflict((conflict) =>
+          conflict
+            .columns(['run_id', 'tool_use_id'])
+            .doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), kind: eb.ref('excluded.kind') }))
+            .where('tool_calls.status', '=', 'pending'),
+        )
         .execute();
       const parked = await trx
         .updateTable('runs')
@@ -41,7 +55,7 @@ export class ToolCallRepository implements ToolCallStore {
         .where('id', '=', runId)
         .where('status', '=', 'running')
         .executeTakeFirst();
-      if (parked.numUpdatedRows === 0n) return;
+      if (parked.numUpdatedRows === 0n) return true;
       // A waiting period begins: its run.waiting deliveries commit with it (the outbox). The period is
       // told apart by the run's count of calls so far, which every later round raises.
       const { count } = await trx
@@ -50,8 +64,10 @@ export class ToolCallRepository implements ToolCallStore {
         .where('run_id', '=', runId)
         .executeTakeFirstOrThrow();
       await insertWebhookDeliveries(trx, runId, 'run.waiting', Number(count), createdAt);
+      return true;
     });
-    this.#onWaiting?.();
+    if (inserted) this.#onWaiting?.();
+    return inserted;
   }
 
   /** Told after a run starts a waiting period (its webhook deliveries can be sent now). */
