@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Migrator } from 'kysely/migration';
-import { openStorage, type Storage } from '../../src/storage/database.ts';
-import { migrationProvider } from '../../src/storage/migrations/index.ts';
-import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { it } from 'node:test';
+import { describeMigrationOnEachEngine } from '../support/migration-suite.ts';
 import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
 const BEFORE = '0011-oauth-code-reuse-and-app-tokens';
@@ -39,17 +35,11 @@ const SCHEDULE = [
   },
 ];
 
-for (const engine of ENGINES) {
-  describe(`migration 0012 on ${engine}: a checkpoint's pending round keeps its schedule as \`schedule\``, () => {
-    let database: TestDatabase;
-    let storage: Storage;
-    let repos: Repositories;
-    let migrator: Migrator;
-
-    const migrateTo = async (name: string) => {
-      const { error } = await migrator.migrateTo(name);
-      assert.equal(error, undefined);
-    };
+// The rows are written by today's repositories, on today's schema; the tests then go back.
+describeMigrationOnEachEngine(
+  "migration 0012: a checkpoint's pending round keeps its schedule as `schedule`",
+  'latest',
+  ({ storage, repos, migrateTo }) => {
     const storedText = async (runId: string) =>
       (
         await storage.db
@@ -67,20 +57,6 @@ for (const engine of ENGINES) {
         spec: STORED_RUN_SPEC,
         metadata: {},
       });
-
-    before(async () => {
-      database = await createTestDatabase(engine);
-      storage = openStorage(database.config);
-      repos = createRepositories(storage.db);
-      migrator = new Migrator({ db: storage.db, provider: migrationProvider });
-      // The rows are written by today's repositories, on today's schema; the test then goes back.
-      const { error } = await migrator.migrateToLatest();
-      assert.equal(error, undefined);
-    });
-    after(async () => {
-      await storage.close();
-      await database.drop();
-    });
 
     it('renames `pendingRound.plan` (every batch), leaves a checkpoint without it as it is, and down renames it back', async () => {
       const ws = await repos.workspaces.create({
@@ -126,5 +102,5 @@ for (const engine of ENGINES) {
         assert.deepEqual(loaded?.state.pendingRound, { ...round, plan: [SCHEDULE[0]] }, runId);
       }
     });
-  });
-}
+  },
+);

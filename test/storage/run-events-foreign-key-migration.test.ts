@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { newId } from '../../src/domain/ids.ts';
 import type { SerializedRunEvent } from '../../src/domain/run-events.ts';
-import { openStorage, type Storage } from '../../src/storage/database.ts';
-import { migrationProvider } from '../../src/storage/migrations/index.ts';
 import { nowIso } from '../../src/storage/json-column.ts';
 import { fencedRuns } from '../../src/storage/repositories/attempt-fence.ts';
-import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { describeMigrationOnEachEngine } from '../support/migration-suite.ts';
+import { createTestWorkspace } from '../support/storage-suite.ts';
 import { eventually } from '../support/waits.ts';
 import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
@@ -22,17 +19,10 @@ const delta = (seq: number): SerializedRunEvent => ({
   dataJson: JSON.stringify({ text: `d${seq}` }),
 });
 
-for (const engine of ENGINES) {
-  describe(`migration 0022 on ${engine}: run_events without its foreign key on PostgreSQL`, () => {
-    let database: TestDatabase;
-    let storage: Storage;
-    let repos: Repositories;
-    let migrator: Migrator;
-
-    const migrateTo = async (name: string) => {
-      const { error } = await migrator.migrateTo(name);
-      assert.equal(error, undefined);
-    };
+describeMigrationOnEachEngine(
+  'migration 0022: run_events without its foreign key on PostgreSQL',
+  BEFORE,
+  ({ engine, storage, repos, migrateTo }) => {
     /** The foreign keys of run_events, as the engine's catalog lists them. */
     const foreignKeys = async (): Promise<number> => {
       const query =
@@ -43,6 +33,7 @@ for (const engine of ENGINES) {
     };
     const eventsOf = async (runId: string) =>
       (await storage.db.selectFrom('run_events').select('seq').where('run_id', '=', runId).execute()).length;
+    /** A run row as the schema before 0022 holds it (the repositories write the latest schema). */
     const storeRun = async (workspaceId: string) => {
       const id = newId('run');
       const at = new Date().toISOString();
@@ -75,26 +66,7 @@ for (const engine of ENGINES) {
         .execute();
       return id;
     };
-    const newWorkspace = (slug: string) =>
-      repos.workspaces.create({
-        slug,
-        name: slug,
-        features: { apiKeys: true, oauthApps: true },
-        rateLimits: {},
-        maxConcurrentRuns: 100,
-      });
-
-    before(async () => {
-      database = await createTestDatabase(engine);
-      storage = openStorage(database.config);
-      repos = createRepositories(storage.db);
-      migrator = new Migrator({ db: storage.db, provider: migrationProvider });
-      await migrateTo(BEFORE);
-    });
-    after(async () => {
-      await storage.close();
-      await database.drop();
-    });
+    const newWorkspace = (slug: string) => createTestWorkspace(repos.workspaces, slug);
 
     it('up keeps the stored events and drops the key on PostgreSQL only; down restores it', async () => {
       const workspace = await newWorkspace('before-0022');
@@ -192,5 +164,5 @@ for (const engine of ENGINES) {
         assert.equal(await eventsOf(runId), 0);
       },
     );
-  });
-}
+  },
+);

@@ -1,40 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Migrator } from 'kysely/migration';
+import { it } from 'node:test';
 import { newId } from '../../src/domain/ids.ts';
-import { openStorage, type Storage } from '../../src/storage/database.ts';
-import { migrationProvider } from '../../src/storage/migrations/index.ts';
-import { createRepositories, type Repositories } from '../../src/storage/repositories/index.ts';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { describeMigrationOnEachEngine } from '../support/migration-suite.ts';
 import { STORED_RUN_SPEC } from './stored-run-spec.ts';
 
 const BEFORE = '0013-run-trace-context';
 const RUNS_LIST = '0014-runs-list';
 
-for (const engine of ENGINES) {
-  describe(`migration 0014 on ${engine}: runs stored before it are listed by their metadata`, () => {
-    let database: TestDatabase;
-    let storage: Storage;
-    let repos: Repositories;
-    let migrator: Migrator;
-
-    const migrateTo = async (name: string) => {
-      const { error } = await migrator.migrateTo(name);
-      assert.equal(error, undefined);
-    };
-
-    before(async () => {
-      database = await createTestDatabase(engine);
-      storage = openStorage(database.config);
-      repos = createRepositories(storage.db);
-      migrator = new Migrator({ db: storage.db, provider: migrationProvider });
-      await migrateTo(BEFORE);
-    });
-    after(async () => {
-      await storage.close();
-      await database.drop();
-    });
-
+describeMigrationOnEachEngine(
+  'migration 0014: runs stored before it are listed by their metadata',
+  BEFORE,
+  ({ engine, storage, repos, migrateTo }) => {
     it('copies each run’s metadata into rows stamped with its creation time; down and up again', async () => {
       const workspace = await repos.workspaces.create({
         slug: 'before-0014',
@@ -115,5 +91,5 @@ for (const engine of ENGINES) {
         'down drops the rows, up copies them again',
       );
     });
-  });
-}
+  },
+);
